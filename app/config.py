@@ -1,0 +1,132 @@
+"""Settings read from the environment, once, in one place.
+
+Every process (web, worker, scheduler, CLI) builds its `Settings` with `Settings.from_env()`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+__all__ = ["Settings", "ConfigError", "DEFAULT_SECRET"]
+
+# The value Medusa v1 falls back to outside production; refused when COMMERCE_ENV=production.
+DEFAULT_SECRET = "supersecret"
+
+
+class ConfigError(Exception):
+    """The environment describes a configuration the service refuses to run with."""
+
+
+def _list(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def _bool(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    env: str = "development"
+    database_url: str = "sqlite://commerce.sqlite3"
+    redis_url: str | None = None
+    cookie_secret: str = DEFAULT_SECRET
+    jwt_secret: str = DEFAULT_SECRET
+    store_cors: tuple[str, ...] = ("http://localhost:8000", "http://127.0.0.1:8000")
+    admin_cors: tuple[str, ...] = ("http://localhost:7000", "http://localhost:7001")
+    session_ttl: int = 36_000  # seconds; Medusa v1's 10 hours
+    cookie_secure: bool = False
+    cookie_samesite: str = "Lax"
+    max_body_bytes: int = 1_000_000
+    web_concurrency: int = 1
+    worker_processes: int = 2
+    worker_threads: int = 4
+    outbox_grace_seconds: float = 30.0  # a pending job older than this is re-sent by the scheduler
+    job_lease_seconds: float = 900.0  # a job enqueued or running this long without finishing is re-sent
+    scheduler_interval_seconds: float = 15.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
+
+    @property
+    def embedded(self) -> bool:
+        """No Redis: in-memory broker, worker threads and scheduler inside the web process."""
+        return not self.redis_url
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.database_url.startswith(("postgres://", "postgresql://", "asyncpg://"))
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
+        e = os.environ if environ is None else environ
+        env = e.get("COMMERCE_ENV", "development")
+        production = env == "production"
+        settings = cls(
+            env=env,
+            database_url=e.get("DATABASE_URL") or cls.database_url,
+            redis_url=e.get("REDIS_URL") or None,
+            cookie_secret=e.get("COOKIE_SECRET") or DEFAULT_SECRET,
+            jwt_secret=e.get("JWT_SECRET") or DEFAULT_SECRET,
+            store_cors=_list(e.get("STORE_CORS")) or cls.store_cors,
+            admin_cors=_list(e.get("ADMIN_CORS")) or cls.admin_cors,
+            session_ttl=int(e.get("SESSION_TTL") or cls.session_ttl),
+            cookie_secure=_bool(e.get("COOKIE_SECURE"), production),
+            cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Lax"),
+            max_body_bytes=int(e.get("MAX_BODY_BYTES") or cls.max_body_bytes),
+            web_concurrency=int(e.get("WEB_CONCURRENCY") or cls.web_concurrency),
+            worker_processes=int(e.get("WORKER_PROCESSES") or cls.worker_processes),
+            worker_threads=int(e.get("WORKER_THREADS") or cls.worker_threads),
+            outbox_grace_seconds=float(e.get("OUTBOX_GRACE_SECONDS") or cls.outbox_grace_seconds),
+            job_lease_seconds=float(e.get("JOB_LEASE_SECONDS") or cls.job_lease_seconds),
+            scheduler_interval_seconds=float(
+                e.get("SCHEDULER_INTERVAL_SECONDS") or cls.scheduler_interval_seconds
+            ),
+        )
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        if self.production:
+            weak = [
+                name
+                for name, value in (("COOKIE_SECRET", self.cookie_secret), ("JWT_SECRET", self.jwt_secret))
+                if value == DEFAULT_SECRET or len(value) < 16
+            ]
+            if weak:
+                raise ConfigError(
+                    f"COMMERCE_ENV=production refuses default or short secrets: set {', '.join(weak)} "
+                    "to random values of at least 16 characters"
+                )
+        if self.cookie_samesite not in ("Lax", "Strict", "None"):
+            raise ConfigError("COOKIE_SAMESITE must be Lax, Strict or None")
+        if self.cookie_samesite == "None" and not self.cookie_secure:
+            raise ConfigError("COOKIE_SAMESITE=None needs COOKIE_SECURE=true (browsers drop it otherwise)")
+
+    def tortoise_config(self) -> dict:
+        return tortoise_config(self.database_url)
+
+
+def tortoise_config(database_url: str) -> dict:
+    url = database_url
+    if url.startswith("postgresql://"):
+        url = "postgres://" + url[len("postgresql://"):]
+    return {
+        "connections": {"default": url},
+        "apps": {
+            "models": {
+                "models": ["models"],
+                "default_connection": "default",
+                "migrations": "models.migrations",
+            }
+        },
+        "use_tz": True,
+        "timezone": "UTC",
+    }

@@ -1,0 +1,24 @@
+"""Tortoise ORM models, one module per aggregate."""
+
+from models.collection import ProductCollection
+from models.customer import Address, Customer, CustomerGroup
+from models.idempotency import IdempotencyKey
+from models.job import Job
+from models.product import (
+    Image, MoneyAmount, Product, ProductOption, ProductOptionValue, ProductTag, ProductType,
+    ProductVariant,
+)
+from models.region import Country, FulfillmentProvider, PaymentProvider, Region, TaxProvider, TaxRate
+from models.sales_channel import SalesChannel
+from models.session import Session
+from models.shipping import ShippingOption, ShippingOptionRequirement, ShippingProfile
+from models.store import Currency, Store
+from models.user import User
+
+__models__ = [
+    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, IdempotencyKey, Image,
+    Job, MoneyAmount, PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue,
+    ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
+    ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
+]
+__all__ = [m.__name__ for m in __models__]

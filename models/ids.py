@@ -1,0 +1,37 @@
+"""Entity ids: Medusa v1's prefix followed by a ULID, from one table."""
+
+from ulid import ULID
+
+__all__ = ["PREFIXES", "new_id"]
+
+# One source of truth for the prefixes (reference admin §1.7, store §0.7).
+PREFIXES = {
+    "store": "store",
+    "user": "usr",
+    "oauth": "oauth",
+    "batch_job": "batch",
+    "product_collection": "pcol",
+    "customer": "cus",
+    "customer_group": "cgrp",
+    "address": "addr",
+    "region": "reg",
+    "tax_rate": "txr",
+    "product": "prod",
+    "product_variant": "variant",
+    "product_option": "opt",
+    "product_option_value": "optval",
+    "money_amount": "ma",
+    "image": "img",
+    "product_tag": "ptag",
+    "product_type": "ptyp",
+    "sales_channel": "sc",
+    "shipping_profile": "sp",
+    "shipping_option": "so",
+    "shipping_option_requirement": "sor",
+    "job": "job",
+    "idempotency_key": "ikey",
+}
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{ULID()}"

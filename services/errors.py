@@ -1,0 +1,49 @@
+"""Domain errors: a closed set of kinds that the web tier maps to HTTP in one place."""
+
+__all__ = [
+    "DomainError", "InvalidData", "NotAllowed", "NotFound", "Duplicate", "Conflict",
+    "Unauthorized", "PaymentError", "UnexpectedState",
+]
+
+
+class DomainError(Exception):
+    """Base of every error a service raises on purpose. `kind` is Medusa's error type."""
+
+    kind = "unexpected_state"
+
+    def __init__(self, message: str, *, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class InvalidData(DomainError):
+    kind = "invalid_data"
+
+
+class NotAllowed(DomainError):
+    kind = "not_allowed"
+
+
+class NotFound(DomainError):
+    kind = "not_found"
+
+
+class Duplicate(DomainError):
+    kind = "duplicate_error"
+
+
+class Conflict(DomainError):
+    kind = "conflict"
+
+
+class Unauthorized(DomainError):
+    kind = "unauthorized"
+
+
+class PaymentError(DomainError):
+    kind = "payment_authorization_error"
+
+
+class UnexpectedState(DomainError):
+    kind = "unexpected_state"
