@@ -28,9 +28,9 @@ class Entity(Timestamped):
         abstract = True
 
     def __init__(self, **kwargs):
+        if not kwargs.get("id"):
+            kwargs["id"] = new_id(self.ID_PREFIX)
         super().__init__(**kwargs)
-        if not self.id:
-            self.id = new_id(self.ID_PREFIX)
 
 
 class SoftDeletable(Entity):

@@ -26,6 +26,6 @@ class IdempotencyKey(Model):
         indexes = (("created_at",),)
 
     def __init__(self, **kwargs):
+        if not kwargs.get("id"):
+            kwargs["id"] = new_id("ikey")
         super().__init__(**kwargs)
-        if not self.id:
-            self.id = new_id("ikey")

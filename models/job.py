@@ -33,6 +33,6 @@ class Job(Model):
         indexes = (("status", "created_at"),)
 
     def __init__(self, **kwargs):
+        if not kwargs.get("id"):
+            kwargs["id"] = new_id("job")
         super().__init__(**kwargs)
-        if not self.id:
-            self.id = new_id("job")

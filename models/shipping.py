@@ -50,6 +50,6 @@ class ShippingOptionRequirement(Model):
         table = "shipping_option_requirement"
 
     def __init__(self, **kwargs):
+        if not kwargs.get("id"):
+            kwargs["id"] = new_id("sor")
         super().__init__(**kwargs)
-        if not self.id:
-            self.id = new_id("sor")

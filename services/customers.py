@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from models import Customer
 from services.errors import NotFound, Unauthorized
+from services.listing import find_one
 from services.passwords import dummy_hash, verify_password_async
 from services.tokens import STORE_JWT_TTL, issue_jwt
 
-__all__ = ["authenticate_customer", "account_exists", "get_customer", "issue_store_jwt"]
+__all__ = [
+    "authenticate_customer", "account_exists", "get_customer", "issue_store_jwt", "CUSTOMER_RELATIONS",
+]
+
+# What the store's sign-in and current-customer routes show with a customer.
+CUSTOMER_RELATIONS = ("shipping_addresses",)
 
 
 async def authenticate_customer(email: str, password: str) -> Customer:
@@ -27,8 +33,8 @@ async def account_exists(email: str) -> bool:
     ).exists()
 
 
-async def get_customer(customer_id: str) -> Customer:
-    customer = await Customer.get_or_none(id=customer_id, deleted_at=None)
+async def get_customer(customer_id: str, relations: tuple[str, ...] = ()) -> Customer:
+    customer = await find_one(Customer.filter(id=customer_id, deleted_at=None), relations)
     if customer is None:
         raise NotFound(f"Customer with id: {customer_id} was not found")
     return customer

@@ -1,0 +1,46 @@
+"""Admin sign-in: session cookie (`POST/GET/DELETE /admin/auth`) and JWT (`POST /admin/auth/token`)."""
+
+from sanic import Blueprint, Request
+
+from app.auth import require_admin
+from app.responses import json
+from app.serialize import dump
+from app.sessions import start_session, update_session
+from app.validation import Body, Email, NonEmptyStr, parse_body
+from services.users import authenticate_user, issue_admin_jwt
+
+bp = Blueprint("admin_auth", url_prefix="/auth")
+
+
+class Credentials(Body):
+    email: Email
+    password: NonEmptyStr
+
+
+@bp.post("")
+async def sign_in(request: Request):
+    body = parse_body(request, Credentials)
+    user = await authenticate_user(body.email, body.password)
+    response = json({"user": dump(user)})
+    await start_session(request, response, user_id=user.id)
+    return response
+
+
+@bp.get("")
+async def current_user(request: Request):
+    return json({"user": dump(await require_admin(request))})
+
+
+@bp.delete("")
+async def sign_out(request: Request):
+    await require_admin(request)
+    response = json({})
+    await update_session(request, response, drop="user_id")
+    return response
+
+
+@bp.post("/token")
+async def token(request: Request):
+    body = parse_body(request, Credentials)
+    user = await authenticate_user(body.email, body.password)
+    return json({"access_token": issue_admin_jwt(request.app.ctx.settings.jwt_secret, user)})

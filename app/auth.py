@@ -1,0 +1,95 @@
+"""Who is calling. Admin: session `user_id`, `Authorization: Bearer` (a JWT from
+/admin/auth/token, or an API token), or `x-medusa-access-token`. Store: session `customer_id`
+or a Bearer JWT from /store/auth/token. Every /admin route but sign-in requires a user."""
+
+from __future__ import annotations
+
+from sanic import Request
+
+from app.sessions import COOKIE_NAME, load_session
+from models import User
+from services.errors import NotFound, Unauthorized
+from services.tokens import read_jwt
+from services.users import get_user, user_for_api_token
+
+__all__ = [
+    "admin_user", "require_admin", "has_admin_credentials", "customer_id", "require_customer",
+    "PUBLIC_ADMIN_ROUTES",
+]
+
+# (method, path) pairs under /admin reachable without signing in.
+PUBLIC_ADMIN_ROUTES = {("POST", "/admin/auth"), ("POST", "/admin/auth/token")}
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def has_admin_credentials(request: Request) -> bool:
+    return bool(
+        request.cookies.get(COOKIE_NAME) or _bearer(request) or request.headers.get("x-medusa-access-token")
+    )
+
+
+async def _live_user(user_id: str | None) -> User | None:
+    if not user_id:
+        return None
+    try:
+        return await get_user(user_id)
+    except NotFound:
+        return None
+
+
+async def admin_user(request: Request) -> User | None:
+    """The signed-in back-office user, tried in Medusa v1's order; loaded once per request."""
+    if hasattr(request.ctx, "user"):
+        return request.ctx.user
+    user = None
+    session = await load_session(request) if request.cookies.get(COOKIE_NAME) else None
+    if session and session.get("user_id"):
+        user = await _live_user(session["user_id"])
+    token = _bearer(request)
+    if user is None and token:
+        claims = read_jwt(request.app.ctx.settings.jwt_secret, token) if token.count(".") == 2 else None
+        if claims is not None:
+            user = await _live_user(claims.get("user_id")) if claims.get("domain") == "admin" else None
+        else:
+            user = await user_for_api_token(token)
+    access_token = request.headers.get("x-medusa-access-token")
+    if user is None and access_token:
+        user = await user_for_api_token(access_token)
+    request.ctx.user = user
+    return user
+
+
+async def require_admin(request: Request) -> User:
+    user = await admin_user(request)
+    if user is None:
+        raise Unauthorized("Unauthorized")
+    return user
+
+
+async def customer_id(request: Request) -> str | None:
+    """The signed-in customer's id, if any. A bad token counts as anonymous, as in Medusa v1."""
+    if hasattr(request.ctx, "customer_id"):
+        return request.ctx.customer_id
+    found = None
+    if request.cookies.get(COOKIE_NAME):
+        session = await load_session(request)
+        found = (session or {}).get("customer_id")
+    token = _bearer(request)
+    if found is None and token:
+        claims = read_jwt(request.app.ctx.settings.jwt_secret, token)
+        if claims and claims.get("domain") == "store":
+            found = claims.get("customer_id")
+    request.ctx.customer_id = found
+    return found
+
+
+async def require_customer(request: Request) -> str:
+    found = await customer_id(request)
+    if not found:
+        raise Unauthorized("Unauthorized")
+    return found

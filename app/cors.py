@@ -1,0 +1,43 @@
+"""CORS for the two interfaces: /store answers STORE_CORS origins, /admin ADMIN_CORS, with
+credentials (the session cookie), as Medusa v1 does."""
+
+from __future__ import annotations
+
+from sanic import Request
+from sanic.response import HTTPResponse
+
+__all__ = ["cors_headers", "preflight"]
+
+_ALLOW_HEADERS = (
+    "Content-Type, Authorization, Idempotency-Key, x-medusa-access-token, x-publishable-api-key"
+)
+
+
+def _allowed(request: Request) -> tuple[str, ...]:
+    settings = request.app.ctx.settings
+    if request.path.startswith("/store"):
+        return settings.store_cors
+    if request.path.startswith("/admin"):
+        return settings.admin_cors
+    return ()
+
+
+def cors_headers(request: Request) -> dict[str, str]:
+    origin = request.headers.get("origin")
+    if not origin or ("*" not in (allowed := _allowed(request)) and origin not in allowed):
+        return {}
+    return {
+        "Access-Control-Allow-Origin": origin,
+        "Access-Control-Allow-Credentials": "true",
+        "Access-Control-Expose-Headers": "Idempotency-Key, Retry-After",
+        "Vary": "Origin",
+    }
+
+
+def preflight(request: Request) -> HTTPResponse:
+    headers = cors_headers(request)
+    if headers:
+        headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"
+        headers["Access-Control-Allow-Headers"] = _ALLOW_HEADERS
+        headers["Access-Control-Max-Age"] = "600"
+    return HTTPResponse(status=204, headers=headers)

@@ -1,0 +1,115 @@
+"""Turning loaded entities into Medusa v1's JSON: the public columns of each model, the
+relations that were asked for (already prefetched), and nothing else (no password hashes)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tortoise.fields.relational import ManyToManyRelation, ReverseRelation
+from tortoise.models import Model
+
+from models import (
+    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, Image, MoneyAmount,
+    PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
+    ProductType, ProductVariant, Region, SalesChannel, ShippingProfile, TaxProvider, User,
+)
+
+__all__ = ["COLUMNS", "dump", "dump_many", "relation_tree"]
+
+_TS = ("created_at", "updated_at", "deleted_at")
+_ENTITY = ("metadata",) + _TS
+
+# The columns each resource shows, in Medusa v1's order. One table for the whole API.
+COLUMNS: dict[type[Model], tuple[str, ...]] = {
+    User: ("id", "email", "first_name", "last_name", "role", "api_token") + _ENTITY,
+    Customer: (
+        "id", "email", "first_name", "last_name", "billing_address_id", "phone", "has_account",
+    ) + _ENTITY,
+    Address: (
+        "id", "customer_id", "company", "first_name", "last_name", "address_1", "address_2", "city",
+        "country_code", "province", "postal_code", "phone",
+    ) + _ENTITY,
+    CustomerGroup: ("id", "name") + _ENTITY,
+    Currency: ("code", "symbol", "symbol_native", "name", "includes_tax"),
+    Country: ("id", "iso_2", "iso_3", "num_code", "name", "display_name", "region_id"),
+    PaymentProvider: ("id", "is_installed"),
+    FulfillmentProvider: ("id", "is_installed"),
+    TaxProvider: ("id", "is_installed"),
+    Region: (
+        "id", "name", "currency_code", "tax_rate", "tax_code", "gift_cards_taxable", "automatic_taxes",
+        "tax_provider_id", "metadata",
+    ) + _TS,
+    ProductCollection: ("id", "title", "handle") + _ENTITY,
+    ProductTag: ("id", "value") + _ENTITY,
+    ProductType: ("id", "value") + _ENTITY,
+    Image: ("id", "url") + _ENTITY,
+    SalesChannel: ("id", "name", "description", "is_disabled") + _ENTITY,
+    ShippingProfile: ("id", "name", "type") + _ENTITY,
+    Product: (
+        "id", "title", "subtitle", "status", "external_id", "description", "handle", "is_giftcard",
+        "discountable", "thumbnail", "collection_id", "type_id", "weight", "length", "height", "width",
+        "hs_code", "origin_country", "mid_code", "material", "created_at", "updated_at", "deleted_at",
+        "metadata", "profile_id",
+    ),
+    ProductOption: ("id", "title", "product_id") + _ENTITY,
+    ProductOptionValue: ("id", "value", "option_id", "variant_id") + _ENTITY,
+    ProductVariant: (
+        "id", "title", "product_id", "sku", "barcode", "ean", "upc", "variant_rank", "inventory_quantity",
+        "allow_backorder", "manage_inventory", "hs_code", "origin_country", "mid_code", "material",
+        "weight", "length", "height", "width",
+    ) + _ENTITY,
+    MoneyAmount: (
+        "id", "currency_code", "amount", "min_quantity", "max_quantity", "price_list_id", "region_id",
+        "created_at", "updated_at", "deleted_at", "variant_id",
+    ),
+}
+
+# Relations stored under another attribute, and those that the API shows as a list.
+ALIASES: dict[str, str] = {"profiles": "profile"}
+_AS_LIST = {"profiles"}
+# Keys that Medusa shows on a resource whatever is loaded: an API token is never echoed.
+_MASKED = {User: {"api_token": None}}
+
+
+def relation_tree(relations: tuple[str, ...]) -> dict[str, dict]:
+    tree: dict[str, dict] = {}
+    for path in relations:
+        node = tree
+        for part in path.split("."):
+            node = node.setdefault(part, {})
+    return tree
+
+
+def dump(
+    obj: Model | None, relations: dict[str, dict] | None = None, fields: frozenset[str] | None = None,
+    extra: Callable[[Model, dict], None] | None = None,
+) -> dict[str, Any] | None:
+    """`obj` as a dict: its columns (only `fields` when given), then each loaded relation."""
+    if obj is None:
+        return None
+    columns = COLUMNS[type(obj)]
+    data = obj.__dict__
+    out = {c: data.get(c) for c in columns if fields is None or c in fields}
+    for key, value in _MASKED.get(type(obj), {}).items():
+        if key in out:
+            out[key] = value
+    for name, sub in (relations or {}).items():
+        out[name] = _related(obj, name, sub, extra)
+    if extra is not None:
+        extra(obj, out)
+    return out
+
+
+def _related(obj: Model, name: str, sub: dict, extra) -> Any:
+    value = getattr(obj, ALIASES.get(name, name))
+    if isinstance(value, (ReverseRelation, ManyToManyRelation)):
+        return [dump(o, sub, None, extra) for o in value.related_objects]
+    if isinstance(value, Model) or value is None:
+        item = dump(value, sub, None, extra)
+        return ([item] if item else []) if name in _AS_LIST else item
+    return [] if name in _AS_LIST else None  # declared but not loaded: nothing to show
+
+
+def dump_many(rows: list[Model], relations: tuple[str, ...], fields: frozenset[str] | None = None, extra=None) -> list:
+    tree = relation_tree(relations)
+    return [dump(r, tree, fields, extra) for r in rows]

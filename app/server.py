@@ -1,0 +1,76 @@
+"""The Sanic application factory: settings, error mapping, sessions, auth gate, CORS, routes."""
+
+from __future__ import annotations
+
+import itertools
+
+import orjson
+from sanic import Request, Sanic
+from sanic.response import HTTPResponse
+from tortoise import Tortoise
+
+from app.admin import admin
+from app.auth import PUBLIC_ADMIN_ROUTES, require_admin
+from app.config import Settings
+from app.cors import cors_headers
+from app.errors import JsonErrorHandler
+from app.responses import text
+from app.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
+from app.store import store
+
+__all__ = ["create_app"]
+
+_names = itertools.count()
+
+
+def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None = None) -> Sanic:
+    """A configured app. `manage_orm=False` leaves Tortoise to the caller (tests own it)."""
+    app = Sanic(name or f"commerce{next(_names)}", dumps=orjson.dumps, loads=orjson.loads)
+    app.config.REQUEST_MAX_SIZE = settings.max_body_bytes
+    app.config.FALLBACK_ERROR_FORMAT = "json"
+    app.config.ACCESS_LOG = False
+    app.error_handler = JsonErrorHandler()
+    app.ctx.settings = settings
+    app.blueprint(admin)
+    app.blueprint(store)
+
+    @app.get("/health")
+    async def health(request: Request):
+        return text("OK")
+
+    @app.on_request
+    async def admin_gate(request: Request):
+        path = request.path
+        if path.startswith("/admin") and request.method != "OPTIONS":
+            if (request.method, path.rstrip("/")) not in PUBLIC_ADMIN_ROUTES:
+                await require_admin(request)
+
+    @app.on_response
+    async def cors(request: Request, response: HTTPResponse):
+        if request.headers.get("origin"):
+            response.headers.update(cors_headers(request))
+
+    @app.before_server_start
+    async def open_resources(app: Sanic):
+        if manage_orm:
+            await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
+        app.ctx.redis = None
+        if settings.redis_url:
+            import redis.asyncio as aioredis
+
+            app.ctx.redis = aioredis.from_url(settings.redis_url, socket_connect_timeout=2)
+        if not hasattr(app.ctx, "sessions"):
+            app.ctx.sessions = session_store(app.ctx.redis)
+
+    @app.after_server_stop
+    async def close_resources(app: Sanic):
+        if app.ctx.redis is not None:
+            await app.ctx.redis.aclose()
+        if manage_orm:
+            await Tortoise.close_connections()
+
+    return app
+
+
+def session_store(redis_client) -> SessionStore:
+    return RedisSessionStore(redis_client) if redis_client is not None else DatabaseSessionStore()

@@ -1,0 +1,56 @@
+"""Customer sign-in: session cookie (`/store/auth`), JWT (`/store/auth/token`), email check."""
+
+from sanic import Blueprint, Request
+
+from app.auth import require_customer
+from app.responses import json
+from app.serialize import dump_many
+from app.sessions import start_session, update_session
+from app.validation import Body, Email, NonEmptyStr, parse_body
+from services.customers import (
+    account_exists, authenticate_customer, get_customer, issue_store_jwt, CUSTOMER_RELATIONS,
+)
+
+bp = Blueprint("store_auth", url_prefix="/auth")
+
+
+class Credentials(Body):
+    email: Email
+    password: NonEmptyStr
+
+
+def _customer(customer) -> dict:
+    return {"customer": dump_many([customer], CUSTOMER_RELATIONS)[0]}
+
+
+@bp.post("")
+async def sign_in(request: Request):
+    body = parse_body(request, Credentials)
+    customer = await authenticate_customer(body.email, body.password)
+    response = json(_customer(await get_customer(customer.id, CUSTOMER_RELATIONS)))
+    await start_session(request, response, customer_id=customer.id)
+    return response
+
+
+@bp.get("")
+async def current_customer(request: Request):
+    return json(_customer(await get_customer(await require_customer(request), CUSTOMER_RELATIONS)))
+
+
+@bp.delete("")
+async def sign_out(request: Request):
+    response = json({})
+    await update_session(request, response, drop="customer_id")
+    return response
+
+
+@bp.get("/<email:str>")
+async def email_exists(request: Request, email: str):
+    return json({"exists": await account_exists(email)})
+
+
+@bp.post("/token")
+async def token(request: Request):
+    body = parse_body(request, Credentials)
+    customer = await authenticate_customer(body.email, body.password)
+    return json({"access_token": issue_store_jwt(request.app.ctx.settings.jwt_secret, customer)})

@@ -1,0 +1,83 @@
+"""Store products: `GET /store/products`, `GET /store/products/{id}`, priced for the shopper's
+region or currency (reference extra §3)."""
+
+from sanic import Blueprint, Request
+
+from app.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
+from app.responses import json
+from app.serialize import COLUMNS, dump, relation_tree
+from models import MoneyAmount, Product, ProductVariant
+from services.products import PricedProducts, StoreProductFilter, get_store_product, list_store_products
+
+bp = Blueprint("store_products", url_prefix="/products")
+
+DEFAULT_RELATIONS = (
+    "variants", "variants.prices", "variants.options", "options", "options.values", "images", "tags",
+    "collection", "type", "profiles",
+)
+ALLOWED_RELATIONS = DEFAULT_RELATIONS + ("sales_channels",)
+ORDER = ("id", "title", "handle", "created_at", "updated_at")
+
+
+class ListFilters(Filters):
+    q: str | None = None
+    id: StrList = []
+    collection_id: StrList = []
+    tags: StrList = []
+    type_id: StrList = []
+    sales_channel_id: StrList = []
+    title: str | None = None
+    description: str | None = None
+    handle: str | None = None
+    is_giftcard: BoolStr = None
+    region_id: str | None = None
+    currency_code: str | None = None
+    created_at: DateComparison | None = None
+    updated_at: DateComparison | None = None
+
+
+class GetFilters(Filters):
+    region_id: str | None = None
+    currency_code: str | None = None
+    sales_channel_id: str | None = None
+
+
+LIST = QuerySpec(
+    columns=COLUMNS[Product], default_relations=DEFAULT_RELATIONS, allowed_relations=ALLOWED_RELATIONS,
+    allowed_order=ORDER, filters=ListFilters, default_limit=100,
+)
+GET = QuerySpec(
+    columns=COLUMNS[Product], default_relations=DEFAULT_RELATIONS, allowed_relations=ALLOWED_RELATIONS,
+    allowed_order=ORDER, filters=GetFilters, is_list=False,
+)
+
+
+def _dump(priced: PricedProducts, relations: tuple[str, ...], fields) -> list[dict]:
+    def extra(obj, out: dict) -> None:
+        if isinstance(obj, MoneyAmount):
+            out["price_list"] = None
+        elif isinstance(obj, ProductVariant) and obj.id in priced.prices:
+            keys = dict(priced.prices[obj.id])
+            keys["prices"] = [dump(p, extra=extra) for p in keys["prices"]]
+            out.update(keys)
+
+    tree = relation_tree(relations)
+    return [dump(p, tree, fields, extra) for p in priced.products]
+
+
+@bp.get("")
+async def list_(request: Request):
+    q = parse_query(request.query_string, LIST)
+    f = q.filters
+    dates = {k: getattr(f, k).model_dump() if getattr(f, k) else None for k in ("created_at", "updated_at")}
+    filters = StoreProductFilter(**{**f.model_dump(exclude={"created_at", "updated_at"}), **dates})
+    priced = await list_store_products(filters, q.find())
+    return json({"products": _dump(priced, q.relations, q.fields), "count": priced.count,
+                 "offset": q.offset, "limit": q.limit})
+
+
+@bp.get("/<product_id:str>")
+async def get(request: Request, product_id: str):
+    q = parse_query(request.query_string, GET)
+    priced = await get_store_product(product_id, q.relations, q.filters.region_id, q.filters.currency_code)
+    return json({"product": _dump(priced, q.relations, q.fields)[0]})

@@ -1,0 +1,45 @@
+"""Store regions: `GET /store/regions`, `GET /store/regions/{id}` (reference extra §2)."""
+
+from sanic import Blueprint, Request
+
+from app.query import DateComparison, Filters, QuerySpec, parse_query
+from app.responses import json
+from app.serialize import COLUMNS, dump_many
+from models import Region
+from services.regions import get_region, list_regions
+
+bp = Blueprint("store_regions", url_prefix="/regions")
+
+RELATIONS = ("countries", "payment_providers", "fulfillment_providers", "currency")
+
+
+class RegionFilters(Filters):
+    created_at: DateComparison | None = None
+    updated_at: DateComparison | None = None
+
+
+LIST = QuerySpec(
+    columns=COLUMNS[Region], default_relations=RELATIONS, allowed_relations=RELATIONS,
+    allowed_order=("name", "created_at", "updated_at", "id"), filters=RegionFilters, default_limit=100,
+)
+# Medusa v1 validates a retrieve with the list's class, so the list's keys are accepted there.
+GET = QuerySpec(**{**LIST.__dict__, "is_list": False})
+
+
+def _dates(f: RegionFilters) -> dict:
+    return {k: (getattr(f, k).model_dump() if getattr(f, k) else None) for k in ("created_at", "updated_at")}
+
+
+@bp.get("")
+async def list_(request: Request):
+    q = parse_query(request.query_string, LIST)
+    regions, count = await list_regions(q.find(), **_dates(q.filters))
+    return json({"regions": dump_many(regions, q.relations, q.fields), "count": count,
+                 "offset": q.offset, "limit": q.limit})
+
+
+@bp.get("/<region_id:str>")
+async def get(request: Request, region_id: str):
+    q = parse_query(request.query_string, GET)
+    region = await get_region(region_id, q.relations)
+    return json({"region": dump_many([region], q.relations, q.fields)[0]})

@@ -1,0 +1,24 @@
+"""Scheduled maintenance, as actors: catch-up sweeps that are safe to run twice."""
+
+import dramatiq
+
+from jobs.outbox import purge_finished
+from services.maintenance import purge_expired_sessions
+
+JOB_RETENTION_SECONDS = 7 * 24 * 3600
+
+
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
+async def purge_sessions() -> dict:
+    return {"deleted": await purge_expired_sessions()}
+
+
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
+async def purge_jobs() -> dict:
+    return {"deleted": await purge_finished(JOB_RETENTION_SECONDS)}
+
+
+@dramatiq.actor(queue_name="maintenance", max_retries=0, time_limit=60_000)
+async def ping(token: str) -> dict:
+    """A round trip through the broker and a worker: `commerce jobs ping` asks for it."""
+    return {"pong": token}

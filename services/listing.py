@@ -1,0 +1,86 @@
+"""Running list and retrieve queries: paging, ordering and relation loading.
+
+The number of SQL statements is fixed by the relations asked for, never by the number of rows:
+one for the page, one for the count, and one per relation level (prefetch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tortoise.models import Model
+from tortoise.query_utils import Prefetch
+from tortoise.queryset import QuerySet
+
+__all__ = ["FindConfig", "find_page", "find_one", "prefetches", "date_filters"]
+
+
+@dataclass(frozen=True)
+class FindConfig:
+    limit: int = 50
+    offset: int = 0
+    order: tuple[tuple[str, bool], ...] = (("created_at", True),)
+    relations: tuple[str, ...] = ()
+
+
+def _related_model(model: type[Model], name: str) -> type[Model]:
+    meta = model._meta
+    if name in meta.fetch_fields:
+        return meta.fields_map[name].related_model
+    raise KeyError(f"{model.__name__} has no relation {name}")
+
+
+def _live(model: type[Model]) -> QuerySet:
+    qs = model.all()
+    if "deleted_at" in model._meta.fields_map:
+        qs = qs.filter(deleted_at=None)
+    order = getattr(model, "RELATION_ORDER", None) or (
+        ("created_at", "id") if "created_at" in model._meta.fields_map else ("id",)
+    )
+    return qs.order_by(*order)
+
+
+def prefetches(model: type[Model], relations: tuple[str, ...], aliases: dict[str, str] | None = None) -> list:
+    """Prefetch objects for API relation paths (`variants.prices`), skipping soft-deleted rows."""
+    aliases = aliases or {}
+    out = []
+    for path in sorted(set(relations), key=lambda p: p.count(".")):
+        parts = [aliases.get(p, p) for p in path.split(".")]
+        current = model
+        for part in parts:
+            current = _related_model(current, part)
+        out.append(Prefetch("__".join(parts), queryset=_live(current)))
+    return out
+
+
+def _ordered(qs: QuerySet, config: FindConfig) -> QuerySet:
+    terms = [f"-{name}" if desc else name for name, desc in config.order]
+    return qs.order_by(*terms, "id") if terms else qs.order_by("id")
+
+
+async def find_page(
+    qs: QuerySet, config: FindConfig, aliases: dict[str, str] | None = None
+) -> tuple[list[Model], int]:
+    """One page of `qs` with its relations, and the total count of `qs`."""
+    page = _ordered(qs, config).offset(config.offset).limit(config.limit)
+    if config.relations:
+        page = page.prefetch_related(*prefetches(qs.model, config.relations, aliases))
+    rows = await page
+    count = len(rows) + config.offset if len(rows) < config.limit and (rows or not config.offset) else await qs.count()
+    return rows, count
+
+
+async def find_one(qs: QuerySet, relations: tuple[str, ...], aliases: dict[str, str] | None = None) -> Model | None:
+    if relations:
+        qs = qs.prefetch_related(*prefetches(qs.model, relations, aliases))
+    return await qs.first()
+
+
+def date_filters(**comparisons: dict | None) -> dict:
+    """`created_at={"gt": d}` becomes Tortoise's `created_at__gt=d`; empty comparisons vanish."""
+    out = {}
+    for column, ops in comparisons.items():
+        for op, value in (ops or {}).items():
+            if value is not None:
+                out[f"{column}__{op}"] = value
+    return out

@@ -1,0 +1,1 @@
+"""The processes: web, worker and scheduler, the broker they share, and the `commerce` CLI."""

@@ -1,0 +1,40 @@
+"""The broker every process uses: Redis when REDIS_URL is set, else Dramatiq's in-memory broker.
+`setup_broker` must run before any actor module is imported (actors bind to the broker then)."""
+
+from __future__ import annotations
+
+import importlib
+
+import dramatiq
+from dramatiq.brokers.redis import RedisBroker
+from dramatiq.brokers.stub import StubBroker
+from dramatiq.middleware import AsyncIO
+
+from app.config import Settings
+from workers.tracking import JobTracking
+
+__all__ = ["setup_broker", "load_actors", "ACTOR_MODULES", "QUEUES"]
+
+ACTOR_MODULES = ("jobs.maintenance",)
+QUEUES = ("default", "maintenance")
+
+
+def setup_broker(settings: Settings) -> dramatiq.Broker:
+    if settings.redis_url:
+        import redis
+
+        client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=10)
+        broker: dramatiq.Broker = RedisBroker(client=client, namespace="commerce")
+    else:
+        broker = StubBroker()
+    broker.add_middleware(AsyncIO())
+    broker.add_middleware(JobTracking())
+    for queue in QUEUES:
+        broker.declare_queue(queue)
+    dramatiq.set_broker(broker)
+    return broker
+
+
+def load_actors() -> None:
+    for module in ACTOR_MODULES:
+        importlib.import_module(module)

@@ -1,0 +1,201 @@
+"""`commerce`: the one command for every process and operator task.
+
+    commerce migrate                      apply migrations, create the store's defaults
+    commerce seed FILE                    load a Medusa v1 seed file (again: changes nothing)
+    commerce user create --email E --password P [--role admin]
+    commerce user token EMAIL             print a new API token once (only its hash is kept)
+    commerce serve [--host H] [--port P] [--workers N]
+    commerce worker [--processes N] [--threads N]
+    commerce scheduler
+    commerce start                        migrate, seed the demo store when empty, serve
+    commerce jobs ping                    round trip through the broker and a worker
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from tortoise import Tortoise
+
+from app.config import ConfigError, Settings
+from workers.logs import configure_logging
+
+DEMO_SEED = Path(__file__).with_name("demo") / "seed.json"
+
+
+async def _with_db(settings: Settings, work):
+    if settings.database_url.startswith("sqlite://"):
+        path = settings.database_url[len("sqlite://"):]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    await Tortoise.init(config=settings.tortoise_config())
+    try:
+        return await work()
+    finally:
+        await Tortoise.close_connections()
+
+
+async def migrate(settings: Settings) -> None:
+    from tortoise.migrations.api.migrate import migrate as run_migrations
+
+    from services.store import ensure_defaults
+
+    if settings.database_url.startswith("sqlite://"):
+        Path(settings.database_url[len("sqlite://"):]).parent.mkdir(parents=True, exist_ok=True)
+    await run_migrations(config=settings.tortoise_config())
+    await Tortoise.close_connections()
+    await _with_db(settings, ensure_defaults)
+
+
+async def seed(settings: Settings, path: Path) -> dict:
+    from services.seed import load_seed
+
+    data = json.loads(path.read_text())
+    await migrate(settings)
+    return await _with_db(settings, lambda: load_seed(data))
+
+
+async def _store_is_empty(settings: Settings) -> bool:
+    from models import Product
+
+    return await _with_db(settings, lambda: Product.all().count()) == 0
+
+
+def serve(settings: Settings, host: str, port: int, workers: int) -> None:
+    from sanic import Sanic
+    from sanic.worker.loader import AppLoader
+
+    from workers.web import build_app
+
+    loader = AppLoader(factory=build_app)
+    app = loader.load()
+    app.prepare(host=host, port=port, workers=workers, single_process=workers == 1, motd=False, access_log=False)
+    if workers == 1:
+        Sanic.serve_single(primary=app)
+    else:
+        Sanic.serve(primary=app, app_loader=loader)
+
+
+def worker(settings: Settings, processes: int, threads: int) -> None:
+    if settings.embedded:
+        sys.exit("commerce worker needs REDIS_URL: without it, jobs run inside `commerce serve`")
+    env = {**os.environ, "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "100")}
+    args = [sys.executable, "-m", "dramatiq", "workers.boot", "--processes", str(processes),
+            "--threads", str(threads), "--queues", "default", "maintenance"]
+    os.execve(sys.executable, args, env)
+
+
+async def ping(settings: Settings, timeout: float) -> dict:
+    from jobs import outbox
+    from models import Job
+    from workers.broker import load_actors, setup_broker
+
+    setup_broker(settings)
+    load_actors()
+
+    async def work():
+        job = await outbox.enqueue("ping", str(time.time()), queue_name="maintenance")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            job = await Job.get(id=job.id)
+            if job.status in ("succeeded", "failed"):
+                break
+            await asyncio.sleep(0.2)
+        return {"job": job.id, "status": job.status, "result": job.result, "error": job.last_error}
+
+    return await _with_db(settings, work)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="commerce", description="Medusa v1 compatible commerce back end")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("migrate", help="apply migrations and create the store's defaults")
+    s = sub.add_parser("seed", help="load a Medusa v1 seed file")
+    s.add_argument("file", type=Path)
+    u = sub.add_parser("user", help="manage back-office users").add_subparsers(dest="action", required=True)
+    c = u.add_parser("create")
+    c.add_argument("--email", required=True)
+    c.add_argument("--password", required=True)
+    c.add_argument("--role", default="admin", choices=("admin", "member", "developer"))
+    c.add_argument("--first-name")
+    c.add_argument("--last-name")
+    t = u.add_parser("token", help="issue a new API token (printed once)")
+    t.add_argument("email")
+    for name in ("serve", "start"):
+        sv = sub.add_parser(name)
+        sv.add_argument("--host", default="127.0.0.1")
+        sv.add_argument("--port", type=int, default=9000)
+        sv.add_argument("--workers", type=int, default=None, help="web processes (default WEB_CONCURRENCY or 1)")
+    w = sub.add_parser("worker", help="Dramatiq worker processes (needs REDIS_URL)")
+    w.add_argument("--processes", type=int, default=None)
+    w.add_argument("--threads", type=int, default=None)
+    sub.add_parser("scheduler", help="the APScheduler process (run exactly one)")
+    j = sub.add_parser("jobs").add_subparsers(dest="action", required=True)
+    pg = j.add_parser("ping", help="enqueue a ping job and wait for a worker to run it")
+    pg.add_argument("--timeout", type=float, default=10.0)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    configure_logging()
+    try:
+        settings = Settings.from_env()
+    except ConfigError as e:
+        sys.exit(f"configuration error: {e}")
+    cmd = args.command
+    if cmd == "migrate":
+        asyncio.run(migrate(settings))
+        print("migrations applied")
+    elif cmd == "seed":
+        if not args.file.exists():
+            sys.exit(f"Could not find a seed file at: {args.file}")
+        print(json.dumps(_run_domain(seed(settings, args.file))))
+    elif cmd == "user":
+        _user(settings, args)
+    elif cmd in ("serve", "start"):
+        if cmd == "start":
+            asyncio.run(migrate(settings))
+            if asyncio.run(_store_is_empty(settings)):
+                print(json.dumps(_run_domain(seed(settings, DEMO_SEED))))
+        serve(settings, args.host, args.port, args.workers or settings.web_concurrency)
+    elif cmd == "worker":
+        worker(settings, args.processes or settings.worker_processes, args.threads or settings.worker_threads)
+    elif cmd == "scheduler":
+        from workers.broker import setup_broker
+        from workers.scheduler import run_scheduler
+
+        setup_broker(settings)
+        asyncio.run(run_scheduler(settings))
+    elif cmd == "jobs":
+        result = asyncio.run(ping(settings, args.timeout))
+        print(json.dumps(result))
+        sys.exit(0 if result["status"] == "succeeded" else 1)
+
+
+def _user(settings: Settings, args) -> None:
+    from services.users import create_user, issue_api_token
+
+    if args.action == "create":
+        user = _run_domain(_with_db(settings, lambda: create_user(
+            args.email, args.password, role=args.role, first_name=args.first_name, last_name=args.last_name,
+        )))
+        print(json.dumps({"id": user.id, "email": user.email, "role": user.role}))
+    else:
+        print(_run_domain(_with_db(settings, lambda: issue_api_token(args.email))))
+
+
+def _run_domain(coro):
+    """Run a coroutine; a domain error ends the command with its message, not a traceback."""
+    from services.errors import DomainError
+
+    try:
+        return asyncio.run(coro)
+    except DomainError as e:
+        sys.exit(f"{e.kind}: {e.message}")

@@ -1,0 +1,45 @@
+"""Embedded mode: Dramatiq worker threads inside the web process, running actor coroutines on
+the web server's own event loop (stack-notes §6a), so actors and requests share one Tortoise
+context and no second loop ever touches its connections."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+import dramatiq
+from dramatiq.asyncio import EventLoopThread, set_event_loop_thread
+from dramatiq.middleware import AsyncIO
+
+__all__ = ["start_embedded_worker", "stop_embedded_worker"]
+
+log = logging.getLogger("commerce.embedded")
+
+
+class BorrowedLoop(EventLoopThread):
+    """Dramatiq's loop thread interface over a loop someone else runs; never started."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        threading.Thread.__init__(self, name="borrowed-loop", daemon=True)
+        self.loop, self.logger, self.interrupt_check_ival = loop, log, 0.1
+
+    def stop(self):  # the loop belongs to the web server
+        pass
+
+
+def start_embedded_worker(
+    broker: dramatiq.Broker, loop: asyncio.AbstractEventLoop, *, threads: int = 2, worker_timeout: int = 100
+) -> dramatiq.Worker:
+    broker.middleware[:] = [m for m in broker.middleware if not isinstance(m, AsyncIO)]
+    set_event_loop_thread(BorrowedLoop(loop))
+    broker.emit_after("process_boot")  # starts TimeLimit's and ShutdownNotifications' monitors
+    worker = dramatiq.Worker(broker, worker_threads=threads, worker_timeout=worker_timeout)
+    worker.start()
+    return worker
+
+
+async def stop_embedded_worker(worker: dramatiq.Worker) -> None:
+    # stop() joins threads that wait on this loop: it must run off the loop.
+    await asyncio.to_thread(worker.stop)
+    set_event_loop_thread(None)

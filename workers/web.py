@@ -1,0 +1,43 @@
+"""The web process: the app, plus in embedded mode the worker threads and the scheduler."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sanic import Sanic
+
+from app.config import Settings
+from app.server import create_app
+from workers.broker import load_actors, setup_broker
+from workers.embedded import start_embedded_worker, stop_embedded_worker
+from workers.logs import configure_logging
+from workers.scheduler import build_scheduler
+
+__all__ = ["build_app", "attach_embedded_jobs"]
+
+
+def build_app() -> Sanic:
+    """App factory for `commerce serve` (each Sanic worker process calls it)."""
+    configure_logging()
+    settings = Settings.from_env()
+    broker = setup_broker(settings)
+    load_actors()
+    app = create_app(settings, name="commerce")
+    if settings.embedded:
+        attach_embedded_jobs(app, broker, settings)
+    return app
+
+
+def attach_embedded_jobs(app: Sanic, broker, settings: Settings, *, scheduler: bool = True) -> None:
+    @app.after_server_start
+    async def start_jobs(app: Sanic):
+        app.ctx.worker = start_embedded_worker(broker, asyncio.get_running_loop())
+        app.ctx.scheduler = build_scheduler(settings) if scheduler else None
+        if app.ctx.scheduler:
+            app.ctx.scheduler.start()
+
+    @app.before_server_stop
+    async def stop_jobs(app: Sanic):
+        if app.ctx.scheduler:
+            app.ctx.scheduler.shutdown(wait=False)
+        await stop_embedded_worker(app.ctx.worker)
