@@ -46,7 +46,10 @@ async def send(job: Job) -> bool:
     except Exception as e:  # the broker is down or unknown: the scheduler's sweep sends it later
         log.warning("job %s (%s) not sent yet: %s", job.id, job.actor_name, e)
         return False
-    await Job.filter(id=job.id, status="pending").update(status="enqueued", enqueued_at=_now())
+    now = _now()
+    if not await Job.filter(id=job.id, status="pending").update(status="enqueued", enqueued_at=now):
+        # A worker may have claimed it already; the hand-over time is still worth keeping.
+        await Job.filter(id=job.id, enqueued_at=None).update(enqueued_at=now)
     return True
 
 

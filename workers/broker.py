@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
@@ -19,6 +20,14 @@ ACTOR_MODULES = ("jobs.maintenance",)
 QUEUES = ("default", "maintenance")
 
 
+class _ResultsAreKept(logging.Filter):
+    """Dramatiq warns that actor results are discarded without its Results middleware; ours
+    are recorded on the job's outbox row by JobTracking, so the warning is noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "haven't added the Results middleware" not in record.getMessage()
+
+
 def setup_broker(settings: Settings) -> dramatiq.Broker:
     if settings.redis_url:
         import redis
@@ -28,10 +37,13 @@ def setup_broker(settings: Settings) -> dramatiq.Broker:
     else:
         broker = StubBroker()
     broker.add_middleware(AsyncIO())
-    broker.add_middleware(JobTracking())
+    # First in the chain: Dramatiq runs "after" hooks in reverse, so JobTracking sees a message
+    # only once Retries has decided whether it failed for good.
+    broker.add_middleware(JobTracking(), before=type(broker.middleware[0]))
     for queue in QUEUES:
         broker.declare_queue(queue)
     dramatiq.set_broker(broker)
+    logging.getLogger("dramatiq.worker.WorkerThread").addFilter(_ResultsAreKept())
     return broker
 
 

@@ -199,3 +199,7 @@ def _run_domain(coro):
         return asyncio.run(coro)
     except DomainError as e:
         sys.exit(f"{e.kind}: {e.message}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Test harness. One backend per pytest process (Tortoise caches compiled SQL per process):
+
+    TEST_BACKEND=sqlite   (default) SQLite file + Dramatiq's in-memory broker
+    TEST_BACKEND=postgres PostgreSQL (TEST_DATABASE_URL) + Redis (TEST_REDIS_URL)
+
+`scripts/test` runs both. Each session gets a fresh database built by the real migrations;
+each test starts from the store's defaults only.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before any import of ours: cheap password hashing, and the broker chosen for this backend.
+os.environ.setdefault("COMMERCE_SCRYPT_LOGN", "4")
+
+import asyncio  # noqa: E402
+import logging  # noqa: E402
+import socket  # noqa: E402
+import tempfile  # noqa: E402
+import uuid  # noqa: E402
+from contextlib import asynccontextmanager  # noqa: E402
+from dataclasses import replace  # noqa: E402
+
+import httpx  # noqa: E402
+import pytest  # noqa: E402
+from tortoise import Tortoise, connections  # noqa: E402
+
+from app.config import Settings  # noqa: E402
+from workers.broker import load_actors, setup_broker  # noqa: E402
+
+BACKEND = os.environ.get("TEST_BACKEND", "sqlite")
+PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _settings() -> Settings:
+    if BACKEND == "postgres":
+        name = f"commerce_test_{uuid.uuid4().hex[:12]}"
+        url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+        return Settings(database_url=url, redis_url=REDIS_URL, outbox_grace_seconds=0.0)
+    path = os.path.join(tempfile.mkdtemp(prefix="commerce-test-"), "test.sqlite3")
+    return Settings(database_url=f"sqlite://{path}", outbox_grace_seconds=0.0)
+
+
+SETTINGS = _settings()
+BROKER = setup_broker(SETTINGS)
+load_actors()
+
+
+def requires_postgres(reason: str = "needs PostgreSQL and Redis"):
+    return pytest.mark.skipif(BACKEND != "postgres", reason=reason)
+
+
+async def _create_database() -> None:
+    if BACKEND != "postgres":
+        return
+    import asyncpg
+
+    conn = await asyncpg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://"))
+    try:
+        await conn.execute(f'CREATE DATABASE "{SETTINGS.database_url.rsplit("/", 1)[1]}"')
+    finally:
+        await conn.close()
+
+
+async def _drop_database() -> None:
+    if BACKEND != "postgres":
+        return
+    import asyncpg
+
+    conn = await asyncpg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://"))
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{SETTINGS.database_url.rsplit("/", 1)[1]}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+async def database():
+    from tortoise.migrations.api.migrate import migrate
+
+    await _create_database()
+    await migrate(config=SETTINGS.tortoise_config())
+    await Tortoise.close_connections()
+    await Tortoise.init(config=SETTINGS.tortoise_config(), _enable_global_fallback=True)
+    if BACKEND == "postgres":
+        import redis
+
+        redis.Redis.from_url(REDIS_URL).flushdb()
+    yield SETTINGS
+    await Tortoise.close_connections()
+    await _drop_database()
+
+
+KEEP_TABLES = {"currency", "tortoise_migrations"}
+
+
+@pytest.fixture(autouse=True)
+async def clean_db(database):
+    """Every test starts from an empty store holding only its defaults."""
+    from services.store import ensure_defaults
+
+    conn = connections.get("default")
+    tables = [m._meta.db_table for m in Tortoise.apps["models"].values()]
+    tables += [
+        f.through for m in Tortoise.apps["models"].values() for f in m._meta.fields_map.values()
+        if getattr(f, "through", None) and f.__class__.__name__ == "ManyToManyFieldInstance"
+    ]
+    tables = sorted(set(tables) - KEEP_TABLES)
+    if BACKEND == "postgres":
+        await conn.execute_script("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE")
+    else:
+        await conn.execute_script(
+            "PRAGMA foreign_keys=OFF;" + "".join(f'DELETE FROM "{t}";' for t in tables) + "PRAGMA foreign_keys=ON;"
+        )
+    BROKER.flush_all()
+    await ensure_defaults()
+    yield
+
+
+# ---------------------------------------------------------------- HTTP
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@asynccontextmanager
+async def running(app):
+    """Serve `app` on the test's loop and yield an httpx client for it."""
+    app.config.TOUCHUP = False
+    port = _free_port()
+    server = await app.create_server(host="127.0.0.1", port=port, return_asyncio_server=True, access_log=False)
+    await server.startup()
+    await server.before_start()
+    await server.after_start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            yield client
+    finally:
+        await server.before_stop()
+        server.close()
+        await server.wait_closed()
+        await server.after_stop()
+
+
+@pytest.fixture(scope="session")
+async def server(database):
+    from app.server import create_app
+
+    app = create_app(SETTINGS, manage_orm=False, name="commerce_test")
+    async with running(app) as client:
+        yield client
+
+
+@pytest.fixture
+async def client(server):
+    """A client with an empty cookie jar (the server is shared)."""
+    server.cookies.clear()
+    yield server
+    server.cookies.clear()
+
+
+# ---------------------------------------------------------------- data
+
+
+@pytest.fixture
+async def admin():
+    from services.users import create_user
+
+    return await create_user("admin@test.com", "supersecret", role="admin")
+
+
+@pytest.fixture
+async def admin_headers(client, admin):
+    r = await client.post("/admin/auth/token", json={"email": "admin@test.com", "password": "supersecret"})
+    return {"Authorization": f"Bearer {r.json()['access_token']}"}
+
+
+@pytest.fixture
+async def seeded():
+    """The store of ../shared/fixtures/medusa-seed.json (shipped as workers/demo/seed.json)."""
+    import json
+
+    from services.seed import load_seed
+    from workers.cli import DEMO_SEED
+
+    return await load_seed(json.loads(DEMO_SEED.read_text()))
+
+
+# ---------------------------------------------------------------- query counting
+
+
+class QueryCounter(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.queries: list[str] = []
+
+    def emit(self, record):
+        message = record.getMessage()
+        if not message.startswith(("Created connection", "Closed connection")):
+            self.queries.append(message)
+
+
+@asynccontextmanager
+async def count_queries():
+    logger = logging.getLogger("tortoise.db_client")
+    handler, level = QueryCounter(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield handler.queries
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def settings(**changes) -> Settings:
+    return replace(SETTINGS, **changes)
+
+
+async def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    """Await `predicate()` until it is truthy; its last value, or an AssertionError on timeout."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await predicate()
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s")
+        await asyncio.sleep(interval)

@@ -1,0 +1,146 @@
+"""The outbox: a job is a row written with the change that asks for it, sent after commit, run
+once by a worker even when its message arrives twice, and re-sent when it never got through."""
+
+from datetime import datetime, timedelta, timezone
+
+import dramatiq
+import pytest
+
+from jobs import outbox
+from models import Job
+from services.db import atomic
+from tests.conftest import BROKER, wait_for
+from workers.embedded import start_embedded_worker, stop_embedded_worker
+from workers.scheduler import sweep_outbox
+from tests.conftest import SETTINGS
+
+RUNS: list[str] = []
+
+
+@dramatiq.actor(queue_name="default", max_retries=1, min_backoff=10, max_backoff=20)
+async def flaky_for_test(token: str) -> dict:
+    """A test double: fails on its first run, succeeds on the second."""
+    RUNS.append(token)
+    if RUNS.count(token) == 1:
+        raise RuntimeError("first run fails")
+    return {"runs": RUNS.count(token)}
+
+
+@dramatiq.actor(queue_name="default", max_retries=1, min_backoff=10, max_backoff=20)
+async def always_fails_for_test() -> None:
+    raise ValueError("broken for good")
+
+
+@pytest.fixture
+async def worker():
+    import asyncio
+
+    RUNS.clear()
+    w = start_embedded_worker(BROKER, asyncio.get_running_loop(), threads=2, worker_timeout=20)
+    yield w
+    await stop_embedded_worker(w)
+
+
+async def _status(job_id: str, *wanted: str):
+    job = await Job.get(id=job_id)
+    return job if job.status in wanted else None
+
+
+async def test_a_job_asked_for_in_a_committed_transaction_runs_once(worker):
+    # Given a change that asks for a job
+    async with atomic():
+        job = await outbox.enqueue("ping", "hello", queue_name="maintenance")
+        # while the transaction is open, nothing has been handed to the broker
+        assert (await Job.get(id=job.id)).status == "pending"
+    # When it commits, a worker runs it
+    done = await wait_for(lambda: _status(job.id, "succeeded"))
+    # I expect one attempt and the actor's result on the row
+    assert done.attempts == 1 and done.result == {"pong": "hello"}
+    assert done.enqueued_at and done.started_at and done.finished_at
+
+
+async def test_a_rolled_back_change_leaves_no_job_and_sends_nothing(worker):
+    class Abort(Exception):
+        pass
+
+    with pytest.raises(Abort):
+        async with atomic():
+            await outbox.enqueue("ping", "never", queue_name="maintenance")
+            raise Abort()
+    assert await Job.all().count() == 0
+    assert BROKER.__class__.__name__ != "StubBroker" or BROKER.queues["maintenance"].qsize() == 0
+
+
+async def test_a_message_delivered_twice_runs_once(worker):
+    job = await outbox.enqueue("ping", "dup", queue_name="maintenance")
+    await wait_for(lambda: _status(job.id, "succeeded"))
+    # When the same job's message arrives again (at-least-once delivery)
+    assert await outbox.send(job)
+    assert await outbox.send(job)
+    import asyncio
+
+    await asyncio.sleep(0.5)
+    # I expect it not to run again
+    again = await Job.get(id=job.id)
+    assert again.status == "succeeded" and again.attempts == 1
+
+
+async def test_a_job_the_broker_refused_stays_pending_and_the_sweep_sends_it(worker, monkeypatch):
+    def refuse(message, *, delay=None):
+        raise ConnectionError("broker unreachable")
+
+    # Given the broker cannot be reached when the job is asked for
+    monkeypatch.setattr(BROKER, "enqueue", refuse)
+    job = await outbox.enqueue("ping", "late", queue_name="maintenance")
+    assert (await Job.get(id=job.id)).status == "pending"
+    monkeypatch.undo()
+    # When the scheduler's sweep runs after the broker is back
+    assert await sweep_outbox(SETTINGS) == 1
+    done = await wait_for(lambda: _status(job.id, "succeeded"))
+    # I expect it to have run exactly once, and a second sweep to send nothing more
+    assert done.attempts == 1
+    assert await sweep_outbox(SETTINGS) == 0
+    assert (await Job.get(id=job.id)).attempts == 1
+
+
+async def test_a_failing_job_is_retried_and_records_its_error(worker):
+    job = await outbox.enqueue("flaky_for_test", "t1")
+    done = await wait_for(lambda: _status(job.id, "succeeded"))
+    assert done.attempts == 2 and done.result == {"runs": 2} and done.last_error is None
+
+
+async def test_a_job_that_keeps_failing_ends_failed_with_its_last_error(worker):
+    job = await outbox.enqueue("always_fails_for_test")
+    done = await wait_for(lambda: _status(job.id, "failed"))
+    assert done.attempts == 2
+    assert done.last_error == "ValueError: broken for good"
+
+
+async def test_the_sweep_resends_jobs_whose_worker_died_or_whose_message_was_lost(worker):
+    long_ago = datetime.now(timezone.utc) - timedelta(hours=2)
+    # Given a job claimed by a worker that died, and one whose message vanished from the broker
+    dead = await Job.create(actor_name="ping", queue_name="maintenance", args=["dead"], status="running",
+                            attempts=1, started_at=long_ago)
+    lost = await Job.create(actor_name="ping", queue_name="maintenance", args=["lost"], status="enqueued")
+    await Job.filter(id=lost.id).update(updated_at=long_ago)
+    # When the sweep runs
+    assert await outbox.resend_stale(grace_seconds=0, lease_seconds=3600) == 2
+    # I expect both to finish, each with one more attempt
+    assert (await wait_for(lambda: _status(dead.id, "succeeded"))).attempts == 2
+    assert (await wait_for(lambda: _status(lost.id, "succeeded"))).attempts == 1
+
+
+async def test_recent_jobs_are_left_alone_by_the_sweep():
+    await Job.create(actor_name="ping", queue_name="maintenance", args=["x"], status="enqueued")
+    await Job.create(actor_name="ping", queue_name="maintenance", args=["y"], status="running",
+                     started_at=datetime.now(timezone.utc))
+    assert await outbox.resend_stale(grace_seconds=60, lease_seconds=3600) == 0
+
+
+async def test_finished_jobs_are_purged_after_retention_but_others_are_kept():
+    old = datetime.now(timezone.utc) - timedelta(days=8)
+    await Job.create(actor_name="ping", status="succeeded", finished_at=old)
+    kept_failed = await Job.create(actor_name="ping", status="failed", finished_at=old)
+    kept_recent = await Job.create(actor_name="ping", status="succeeded", finished_at=datetime.now(timezone.utc))
+    assert await outbox.purge_finished(7 * 24 * 3600) == 1
+    assert {j.id for j in await Job.all()} == {kept_failed.id, kept_recent.id}
