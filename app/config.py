@@ -130,3 +130,7 @@ def tortoise_config(database_url: str) -> dict:
         "use_tz": True,
         "timezone": "UTC",
     }
+
+
+# For Tortoise's own CLI (`tortoise -c app.config.TORTOISE_ORM makemigrations`).
+TORTOISE_ORM = tortoise_config(os.environ.get("DATABASE_URL") or Settings.database_url)

@@ -174,6 +174,8 @@ def main(argv: list[str] | None = None) -> None:
         setup_broker(settings)
         asyncio.run(run_scheduler(settings))
     elif cmd == "jobs":
+        if settings.embedded:
+            sys.exit("without REDIS_URL, jobs run inside `commerce serve`: there is no worker to ping from here")
         result = asyncio.run(ping(settings, args.timeout))
         print(json.dumps(result))
         sys.exit(0 if result["status"] == "succeeded" else 1)
