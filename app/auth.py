@@ -7,6 +7,7 @@ from __future__ import annotations
 from sanic import Request
 
 from app.sessions import COOKIE_NAME, load_session
+from app.validation import Body, Email, NonEmptyStr
 from models import User
 from services.errors import NotFound, Unauthorized
 from services.tokens import read_jwt
@@ -14,11 +15,24 @@ from services.users import get_user, user_for_api_token
 
 __all__ = [
     "admin_user", "require_admin", "has_admin_credentials", "customer_id", "require_customer",
-    "PUBLIC_ADMIN_ROUTES",
+    "PUBLIC_ADMIN_ROUTES", "Credentials",
 ]
 
 # (method, path) pairs under /admin reachable without signing in.
 PUBLIC_ADMIN_ROUTES = {("POST", "/admin/auth"), ("POST", "/admin/auth/token")}
+
+
+class Credentials(Body):
+    """The body of every sign-in: `/admin/auth`, `/admin/auth/token`, `/store/auth`, `/store/auth/token`."""
+
+    email: Email
+    password: NonEmptyStr
+
+
+async def _session_value(request: Request, key: str) -> str | None:
+    if not request.cookies.get(COOKIE_NAME):
+        return None
+    return (await load_session(request) or {}).get(key)
 
 
 def _bearer(request: Request) -> str | None:
@@ -46,10 +60,7 @@ async def admin_user(request: Request) -> User | None:
     """The signed-in back-office user, tried in Medusa v1's order; loaded once per request."""
     if hasattr(request.ctx, "user"):
         return request.ctx.user
-    user = None
-    session = await load_session(request) if request.cookies.get(COOKIE_NAME) else None
-    if session and session.get("user_id"):
-        user = await _live_user(session["user_id"])
+    user = await _live_user(await _session_value(request, "user_id"))
     token = _bearer(request)
     if user is None and token:
         claims = read_jwt(request.app.ctx.settings.jwt_secret, token) if token.count(".") == 2 else None
@@ -75,10 +86,7 @@ async def customer_id(request: Request) -> str | None:
     """The signed-in customer's id, if any. A bad token counts as anonymous, as in Medusa v1."""
     if hasattr(request.ctx, "customer_id"):
         return request.ctx.customer_id
-    found = None
-    if request.cookies.get(COOKIE_NAME):
-        session = await load_session(request)
-        found = (session or {}).get("customer_id")
+    found = await _session_value(request, "customer_id")
     token = _bearer(request)
     if found is None and token:
         claims = read_jwt(request.app.ctx.settings.jwt_secret, token)

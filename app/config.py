@@ -6,7 +6,7 @@ Every process (web, worker, scheduler, CLI) builds its `Settings` with `Settings
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["Settings", "ConfigError", "DEFAULT_SECRET"]
 
@@ -49,7 +49,6 @@ class Settings:
     outbox_grace_seconds: float = 30.0  # a pending job older than this is re-sent by the scheduler
     job_lease_seconds: float = 900.0  # a job enqueued or running this long without finishing is re-sent
     scheduler_interval_seconds: float = 15.0
-    extra: dict = field(default_factory=dict)
 
     @property
     def production(self) -> bool:

@@ -12,6 +12,7 @@ from sanic.exceptions import (
 from sanic.handlers import ErrorHandler
 from tortoise.exceptions import IntegrityError, TransactionManagementError
 
+from app.auth import has_admin_credentials
 from app.cors import cors_headers, preflight
 from app.responses import json
 from services.errors import DomainError
@@ -62,8 +63,6 @@ class JsonErrorHandler(ErrorHandler):
         if isinstance(exception, (RouteNotFound, MethodNotAllowed)):
             if request.method == "OPTIONS":
                 return preflight(request)
-            from app.auth import has_admin_credentials  # late: auth imports sessions, which import this
-
             if request.path.startswith("/admin") and not has_admin_credentials(request):
                 return json(error_body("unauthorized", "Unauthorized"), 401)
             if isinstance(exception, MethodNotAllowed):

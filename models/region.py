@@ -8,26 +8,26 @@ from models.base import Entity, SoftDeletable
 __all__ = ["Region", "Country", "PaymentProvider", "FulfillmentProvider", "TaxProvider", "TaxRate"]
 
 
-class PaymentProvider(Model):
+class Provider(Model):
+    # A plug-in the store can use; the id is its name (`manual`, `system`).
     id = fields.CharField(pk=True, max_length=100)
     is_installed = fields.BooleanField(default=True)
 
+    class Meta:
+        abstract = True
+
+
+class PaymentProvider(Provider):
     class Meta:
         table = "payment_provider"
 
 
-class FulfillmentProvider(Model):
-    id = fields.CharField(pk=True, max_length=100)
-    is_installed = fields.BooleanField(default=True)
-
+class FulfillmentProvider(Provider):
     class Meta:
         table = "fulfillment_provider"
 
 
-class TaxProvider(Model):
-    id = fields.CharField(pk=True, max_length=100)
-    is_installed = fields.BooleanField(default=True)
-
+class TaxProvider(Provider):
     class Meta:
         table = "tax_provider"
 

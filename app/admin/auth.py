@@ -2,19 +2,14 @@
 
 from sanic import Blueprint, Request
 
-from app.auth import require_admin
+from app.auth import Credentials, require_admin
 from app.responses import json
 from app.serialize import dump
 from app.sessions import start_session, update_session
-from app.validation import Body, Email, NonEmptyStr, parse_body
+from app.validation import parse_body
 from services.users import authenticate_user, issue_admin_jwt
 
 bp = Blueprint("admin_auth", url_prefix="/auth")
-
-
-class Credentials(Body):
-    email: Email
-    password: NonEmptyStr
 
 
 @bp.post("")

@@ -2,21 +2,16 @@
 
 from sanic import Blueprint, Request
 
-from app.auth import require_customer
+from app.auth import Credentials, require_customer
 from app.responses import json
 from app.serialize import dump_many
 from app.sessions import start_session, update_session
-from app.validation import Body, Email, NonEmptyStr, parse_body
+from app.validation import parse_body
 from services.customers import (
     account_exists, authenticate_customer, get_customer, issue_store_jwt, CUSTOMER_RELATIONS,
 )
 
 bp = Blueprint("store_auth", url_prefix="/auth")
-
-
-class Credentials(Body):
-    email: Email
-    password: NonEmptyStr
 
 
 def _customer(customer) -> dict:
