@@ -24,6 +24,16 @@ def _list(value: str | None) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
+def _number(e, name: str, default, cast=int):
+    value = e.get(name)
+    if value is None or value.strip() == "":
+        return default
+    try:
+        return cast(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, not {value!r}") from None
+
+
 def _bool(value: str | None, default: bool) -> bool:
     if value is None or value == "":
         return default
@@ -76,17 +86,17 @@ class Settings:
             jwt_secret=e.get("JWT_SECRET") or DEFAULT_SECRET,
             store_cors=_list(e.get("STORE_CORS")) or cls.store_cors,
             admin_cors=_list(e.get("ADMIN_CORS")) or cls.admin_cors,
-            session_ttl=int(e.get("SESSION_TTL") or cls.session_ttl),
+            session_ttl=_number(e, "SESSION_TTL", cls.session_ttl),
             cookie_secure=_bool(e.get("COOKIE_SECURE"), production),
             cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Lax"),
-            max_body_bytes=int(e.get("MAX_BODY_BYTES") or cls.max_body_bytes),
-            web_concurrency=int(e.get("WEB_CONCURRENCY") or cls.web_concurrency),
-            worker_processes=int(e.get("WORKER_PROCESSES") or cls.worker_processes),
-            worker_threads=int(e.get("WORKER_THREADS") or cls.worker_threads),
-            outbox_grace_seconds=float(e.get("OUTBOX_GRACE_SECONDS") or cls.outbox_grace_seconds),
-            job_lease_seconds=float(e.get("JOB_LEASE_SECONDS") or cls.job_lease_seconds),
-            scheduler_interval_seconds=float(
-                e.get("SCHEDULER_INTERVAL_SECONDS") or cls.scheduler_interval_seconds
+            max_body_bytes=_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
+            web_concurrency=_number(e, "WEB_CONCURRENCY", cls.web_concurrency),
+            worker_processes=_number(e, "WORKER_PROCESSES", cls.worker_processes),
+            worker_threads=_number(e, "WORKER_THREADS", cls.worker_threads),
+            outbox_grace_seconds=_number(e, "OUTBOX_GRACE_SECONDS", cls.outbox_grace_seconds, float),
+            job_lease_seconds=_number(e, "JOB_LEASE_SECONDS", cls.job_lease_seconds, float),
+            scheduler_interval_seconds=_number(
+                e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),
         )
         settings.check()

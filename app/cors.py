@@ -24,8 +24,11 @@ def _allowed(request: Request) -> tuple[str, ...]:
 
 def cors_headers(request: Request) -> dict[str, str]:
     origin = request.headers.get("origin")
-    if not origin or ("*" not in (allowed := _allowed(request)) and origin not in allowed):
+    if not origin:
         return {}
+    if "*" not in (allowed := _allowed(request)) and origin not in allowed:
+        # Still vary by origin, so a shared cache never hands this answer to an allowed origin.
+        return {"Vary": "Origin"} if allowed else {}
     return {
         "Access-Control-Allow-Origin": origin,
         "Access-Control-Allow-Credentials": "true",
@@ -36,8 +39,12 @@ def cors_headers(request: Request) -> dict[str, str]:
 
 def preflight(request: Request) -> HTTPResponse:
     headers = cors_headers(request)
-    if headers:
+    if "Access-Control-Allow-Origin" in headers:
         headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"
-        headers["Access-Control-Allow-Headers"] = _ALLOW_HEADERS
+        # As Medusa v1's `cors` does: the headers asked for (a storefront may add its own, e.g.
+        # tracing headers), else the ones our clients send.
+        headers["Access-Control-Allow-Headers"] = (
+            request.headers.get("access-control-request-headers") or _ALLOW_HEADERS
+        )
         headers["Access-Control-Max-Age"] = "600"
     return HTTPResponse(status=204, headers=headers)

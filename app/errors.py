@@ -69,6 +69,8 @@ class JsonErrorHandler(ErrorHandler):
                 return json(error_body("not_allowed", f"Method {request.method} is not allowed on {request.path}"), 405)
             return json(error_body("not_found", f"Route {request.method} {request.path} was not found"), 404)
         if isinstance(exception, PayloadTooLarge):
+            if "header" in str(exception).lower():  # Sanic raises the same error for oversized headers
+                return json(error_body("invalid_data", "The request headers are too large"), 431)
             return json(error_body("invalid_data", "The request body is too large"), 413)
         if isinstance(exception, BadRequest):
             return json(error_body("invalid_data", str(exception) or "Bad request"), 400)

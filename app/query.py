@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 MAX_LIMIT = 1000  # Medusa v1 has none; larger values are clamped so one request cannot load a table
+_MAX_OFFSET = 2**63 - 1  # the largest OFFSET SQL accepts (bigint); beyond it the database fails
 _MAX_DEPTH = 5
 _KEY = re.compile(r"^([^\[\]]+)((?:\[[^\[\]]*\])*)$")
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
@@ -53,10 +54,23 @@ class _Indexed(dict):
     """A node built from `a[0]=…`/`a[]=…`; becomes a list once parsing ends."""
 
 
+def _is_index(seg: str) -> bool:
+    return seg.isascii() and seg.isdigit()  # `int()` refuses some Unicode digits (`²`)
+
+
+def _key(node: dict, seg: str) -> Any:
+    return int(seg) if isinstance(node, _Indexed) and _is_index(seg) else seg
+
+
+def _next_index(node: dict) -> int:
+    return max((k for k in node if isinstance(k, int)), default=-1) + 1
+
+
 def _assign(node: dict, path: list[str], value: str) -> None:
     *parents, last = path
     for i, seg in enumerate(parents):
-        nxt_is_index = path[i + 1] == "" or path[i + 1].isdigit()
+        nxt_is_index = path[i + 1] == "" or _is_index(path[i + 1])
+        seg = _key(node, seg)
         child = node.get(seg)
         if not isinstance(child, dict):
             child = _Indexed() if nxt_is_index else {}
@@ -65,14 +79,16 @@ def _assign(node: dict, path: list[str], value: str) -> None:
             node[seg] = child
         node = child
     if last == "":
-        node[len(node)] = value if isinstance(node, _Indexed) else value
+        node[_next_index(node)] = value
         return
-    key: Any = int(last) if isinstance(node, _Indexed) and last.isdigit() else last
-    if key in node:
+    key = _key(node, last)
+    if key not in node:
+        node[key] = value
+    elif isinstance(node[key], _Indexed):  # `a[]=x&a=y`: the plain key adds to the array
+        node[key][_next_index(node[key])] = value
+    else:
         existing = node[key]
         node[key] = (existing if isinstance(existing, list) else [existing]) + [value]
-    else:
-        node[key] = value
 
 
 def _finish(node: Any) -> Any:
@@ -188,7 +204,7 @@ def parse_query(query_string: str, spec: QuerySpec) -> ParsedQuery:
     query = _normalize(parse_qs(query_string))
     problems: list[str] = []
     limit = _int(query.pop("limit", None), "limit", spec.default_limit, problems)
-    offset = _int(query.pop("offset", None), "offset", 0, problems)
+    offset = _int(query.pop("offset", None), "offset", 0, problems, maximum=_MAX_OFFSET)
     order = _order(query.pop("order", None), spec, problems)
     relations = _relations(query.pop("expand", None), spec, problems)
     fields_ = _fields(query.pop("fields", None), spec, problems)
@@ -211,13 +227,16 @@ def parse_query(query_string: str, spec: QuerySpec) -> ParsedQuery:
     )
 
 
-def _int(value: Any, name: str, default: int, problems: list[str]) -> int:
+def _int(value: Any, name: str, default: int, problems: list[str], maximum: int | None = None) -> int:
     if value is None:
         return default
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
         n = int(value)
         if n < 0:
             problems.append(f"{name} must not be less than 0")
+        if maximum is not None and n > maximum:
+            problems.append(f"{name} must not be greater than {maximum}")
+            return default
         return max(n, 0)
     problems.append(f"{name} must be a number conforming to the specified constraints")
     return default

@@ -83,7 +83,9 @@ def _read_cookie(secret: str, raw: str | None) -> str | None:
     if not value.startswith("s:") or "." not in value:
         return None
     sid, _, signature = value[2:].rpartition(".")
-    return sid if sid and hmac.compare_digest(signature, _sign(secret, sid)) else None
+    if not sid or not signature.isascii():  # compare_digest refuses non-ASCII text
+        return None
+    return sid if hmac.compare_digest(signature.encode(), _sign(secret, sid).encode()) else None
 
 
 # ---------------------------------------------------------------- request helpers

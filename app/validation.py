@@ -83,7 +83,7 @@ def messages_of(error: ValidationError) -> list[str]:
             msg = f"{name} must be one of the following values: {expected.replace(' or ', ', ').replace(chr(39), '')}"
         elif kind in _TYPE_MESSAGES:
             msg = f"{name} {_TYPE_MESSAGES[kind].format(**e.get('ctx', {}))}"
-        elif isinstance(e.get("msg"), str) and kind in ("email", "empty", "invalid"):
+        elif isinstance(e.get("msg"), str) and kind in ("email", "empty", "invalid", "date", "bool"):
             msg = f"{name} {e['msg']}"
         else:
             msg = f"{name} {e['msg'].lower()}"
@@ -93,8 +93,10 @@ def messages_of(error: ValidationError) -> list[str]:
 
 
 def parse_model(model: type[M], data: Any) -> M:
+    """`data` (decoded JSON) as `model`. Validated in pydantic's JSON mode: strict mode on Python
+    input would refuse an ISO date string for a datetime and a value for an Enum."""
     try:
-        return model.model_validate(data)
+        return model.model_validate_json(orjson.dumps(data))
     except ValidationError as e:
         raise InvalidData(", ".join(messages_of(e))) from None
 

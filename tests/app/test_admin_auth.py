@@ -180,3 +180,12 @@ async def test_every_admin_route_but_sign_in_answers_json_401_without_credential
     assert checked >= 2
     r = await client.get("/admin/no-such-route")
     assert r.status_code == 401 and r.json()["type"] == "unauthorized"
+
+
+@pytest.mark.parametrize("cookie", ["s%3Aabc.%AAAA", "s%3Aabc.%C3%A9t%C3%A9", "s:", "garbage", "s%3A.sig"])
+async def test_malformed_session_cookies_are_anonymous_not_errors(client, cookie):
+    client.cookies.set("connect.sid", cookie)
+    r = await client.get("/admin/auth")
+    assert r.status_code == 401 and r.json()["type"] == "unauthorized"
+    r = await client.get("/store/regions")
+    assert r.status_code == 200

@@ -1,0 +1,160 @@
+"""Settings read from the environment: safe defaults for a newcomer, refusals in production."""
+
+import pytest
+
+from app.config import DEFAULT_SECRET, ConfigError, Settings, tortoise_config
+
+SECRET = "k3J9-vQz8_Lp2wXr7TnB5mYc"  # long and random enough for production
+PRODUCTION = {"COMMERCE_ENV": "production", "COOKIE_SECRET": SECRET, "JWT_SECRET": SECRET[::-1]}
+
+
+def test_an_empty_environment_gives_the_embedded_sqlite_store():
+    s = Settings.from_env({})
+    assert s.env == "development" and not s.production
+    assert s.database_url == "sqlite://commerce.sqlite3" and not s.is_postgres
+    assert s.redis_url is None and s.embedded
+    assert s.cookie_secret == s.jwt_secret == DEFAULT_SECRET
+    assert (s.cookie_secure, s.cookie_samesite) == (False, "Lax")
+    assert s.store_cors == ("http://localhost:8000", "http://127.0.0.1:8000")
+    assert s.admin_cors == ("http://localhost:7000", "http://localhost:7001")
+    assert s.session_ttl == 36_000 and s.max_body_bytes == 1_000_000
+
+
+def test_without_an_argument_the_process_environment_is_read(monkeypatch):
+    for name in ("COMMERCE_ENV", "COOKIE_SAMESITE", "COOKIE_SECURE", "SESSION_TTL", "MAX_BODY_BYTES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REDIS_URL", "redis://cache.internal:6379/2")
+    monkeypatch.setenv("STORE_CORS", "https://shop.example")
+    s = Settings.from_env()
+    assert s.redis_url == "redis://cache.internal:6379/2"
+    assert s.store_cors == ("https://shop.example",)
+
+
+def test_redis_url_turns_off_the_embedded_mode():
+    s = Settings.from_env({"REDIS_URL": "redis://127.0.0.1:6379/0"})
+    assert s.redis_url == "redis://127.0.0.1:6379/0" and not s.embedded
+    assert Settings.from_env({"REDIS_URL": ""}).embedded
+
+
+def test_database_url_is_taken_as_given():
+    s = Settings.from_env({"DATABASE_URL": "postgres://shop:pw@db:5432/shop"})
+    assert s.database_url == "postgres://shop:pw@db:5432/shop" and s.is_postgres
+    assert Settings.from_env({"DATABASE_URL": ""}).database_url == "sqlite://commerce.sqlite3"
+
+
+@pytest.mark.parametrize("environ,weak", [
+    ({}, "COOKIE_SECRET, JWT_SECRET"),
+    ({"COOKIE_SECRET": DEFAULT_SECRET, "JWT_SECRET": DEFAULT_SECRET}, "COOKIE_SECRET, JWT_SECRET"),
+    ({"COOKIE_SECRET": SECRET}, "JWT_SECRET"),
+    ({"COOKIE_SECRET": "short", "JWT_SECRET": SECRET}, "COOKIE_SECRET"),
+    ({"COOKIE_SECRET": SECRET, "JWT_SECRET": "x" * 15}, "JWT_SECRET"),
+])
+def test_production_refuses_default_or_short_secrets(environ, weak):
+    with pytest.raises(ConfigError) as e:
+        Settings.from_env({"COMMERCE_ENV": "production", **environ})
+    assert f"set {weak} to random values" in str(e.value)
+
+
+def test_production_accepts_long_random_secrets_and_secures_the_cookie():
+    s = Settings.from_env(PRODUCTION)
+    assert s.production
+    assert (s.cookie_secret, s.jwt_secret) == (SECRET, SECRET[::-1])
+    assert (s.cookie_secure, s.cookie_samesite) == (True, "None")
+    assert Settings.from_env({**PRODUCTION, "COOKIE_SECRET": "x" * 16}).cookie_secret == "x" * 16
+
+
+def test_default_secrets_are_allowed_outside_production():
+    for env in ("development", "test", "staging"):
+        assert Settings.from_env({"COMMERCE_ENV": env}).cookie_secret == DEFAULT_SECRET
+
+
+def test_production_may_choose_a_stricter_same_site_policy():
+    s = Settings.from_env({**PRODUCTION, "COOKIE_SAMESITE": "Strict"})
+    assert (s.cookie_secure, s.cookie_samesite) == (True, "Strict")
+    s = Settings.from_env({**PRODUCTION, "COOKIE_SAMESITE": "Lax", "COOKIE_SECURE": "false"})
+    assert (s.cookie_secure, s.cookie_samesite) == (False, "Lax")
+
+
+@pytest.mark.parametrize("environ", [
+    {"COOKIE_SAMESITE": "None"},
+    {"COOKIE_SAMESITE": "None", "COOKIE_SECURE": "false"},
+    {**PRODUCTION, "COOKIE_SECURE": "0"},
+])
+def test_same_site_none_without_a_secure_cookie_is_refused(environ):
+    with pytest.raises(ConfigError, match="COOKIE_SAMESITE=None needs COOKIE_SECURE=true"):
+        Settings.from_env(environ)
+
+
+def test_same_site_none_with_a_secure_cookie_is_accepted_outside_production():
+    s = Settings.from_env({"COOKIE_SAMESITE": "None", "COOKIE_SECURE": "true"})
+    assert (s.cookie_secure, s.cookie_samesite) == (True, "None")
+
+
+@pytest.mark.parametrize("value", ["none", "Relaxed", "lax "])
+def test_an_unknown_same_site_policy_is_refused(value):
+    with pytest.raises(ConfigError, match="COOKIE_SAMESITE must be Lax, Strict or None"):
+        Settings.from_env({"COOKIE_SAMESITE": value})
+
+
+@pytest.mark.parametrize("value,secure", [
+    ("1", True), ("true", True), ("TRUE", True), ("yes", True), ("on", True), (" true ", True),
+    ("0", False), ("false", False), ("no", False), ("off", False), ("", False),
+])
+def test_cookie_secure_reads_the_usual_boolean_spellings(value, secure):
+    assert Settings.from_env({"COOKIE_SECURE": value}).cookie_secure is secure
+
+
+@pytest.mark.parametrize("value,origins", [
+    ("https://shop.example", ("https://shop.example",)),
+    ("https://shop.example,https://www.shop.example", ("https://shop.example", "https://www.shop.example")),
+    (" https://a.example , ,https://b.example,", ("https://a.example", "https://b.example")),
+])
+def test_cors_origins_are_comma_separated_lists(value, origins):
+    s = Settings.from_env({"STORE_CORS": value, "ADMIN_CORS": value})
+    assert s.store_cors == s.admin_cors == origins
+
+
+def test_empty_cors_lists_keep_the_defaults():
+    s = Settings.from_env({"STORE_CORS": "", "ADMIN_CORS": " , "})
+    assert s.store_cors == Settings.store_cors and s.admin_cors == Settings.admin_cors
+
+
+def test_numbers_are_read_from_the_environment():
+    s = Settings.from_env({
+        "SESSION_TTL": "600", "MAX_BODY_BYTES": "2048", "WEB_CONCURRENCY": "4", "WORKER_PROCESSES": "3",
+        "WORKER_THREADS": "8", "OUTBOX_GRACE_SECONDS": "2.5", "JOB_LEASE_SECONDS": "60",
+        "SCHEDULER_INTERVAL_SECONDS": "0.5",
+    })
+    assert (s.session_ttl, s.max_body_bytes, s.web_concurrency, s.worker_processes, s.worker_threads) == (
+        600, 2048, 4, 3, 8)
+    assert (s.outbox_grace_seconds, s.job_lease_seconds, s.scheduler_interval_seconds) == (2.5, 60.0, 0.5)
+
+
+@pytest.mark.parametrize("name,value", [
+    ("SESSION_TTL", "10h"), ("MAX_BODY_BYTES", "1mb"), ("WORKER_THREADS", "2.5"),
+    ("OUTBOX_GRACE_SECONDS", "soon"),
+])
+def test_a_number_that_does_not_parse_is_a_config_error_naming_the_variable(name, value):
+    with pytest.raises(ConfigError, match=f"{name} must be a number"):
+        Settings.from_env({name: value})
+
+
+@pytest.mark.parametrize("url,connection", [
+    ("postgresql://shop:pw@db:5432/shop", "postgres://shop:pw@db:5432/shop"),
+    ("postgres://shop:pw@db:5432/shop", "postgres://shop:pw@db:5432/shop"),
+    ("sqlite://commerce.sqlite3", "sqlite://commerce.sqlite3"),
+    ("sqlite://:memory:", "sqlite://:memory:"),
+])
+def test_tortoise_config_normalises_the_postgresql_scheme(url, connection):
+    s = Settings.from_env({"DATABASE_URL": url})
+    config = s.tortoise_config()
+    assert config == tortoise_config(url)
+    assert config["connections"] == {"default": connection}
+    assert config["apps"]["models"]["models"] == ["models"]
+    assert config["apps"]["models"]["default_connection"] == "default"
+    assert config["use_tz"] is True and config["timezone"] == "UTC"
+
+
+def test_a_postgresql_url_counts_as_postgres():
+    assert Settings.from_env({"DATABASE_URL": "postgresql://db/shop"}).is_postgres
+    assert not Settings.from_env({"DATABASE_URL": "sqlite:///tmp/x.sqlite3"}).is_postgres
