@@ -97,6 +97,7 @@ class ProductOption(SoftDeletable):
 
 class ProductVariant(SoftDeletable):
     ID_PREFIX = "variant"
+    RELATION_ORDER = ("variant_rank", "created_at", "id")  # as the merchant ranked them
 
     title = fields.CharField(max_length=255)
     product = fields.ForeignKeyField("models.Product", related_name="variants", on_delete=fields.CASCADE)

@@ -1,7 +1,7 @@
 """Running list and retrieve queries: paging, ordering and relation loading.
 
 The number of SQL statements is fixed by the relations asked for, never by the number of rows:
-one for the page, one for the count, and one per relation level (prefetch).
+one for the page, one for the count, and one per relation asked for (nested prefetches).
 """
 
 from __future__ import annotations
@@ -41,15 +41,26 @@ def _live(model: type[Model]) -> QuerySet:
 
 
 def prefetches(model: type[Model], relations: tuple[str, ...], aliases: dict[str, str] | None = None) -> list:
-    """Prefetch objects for API relation paths (`variants.prices`), skipping soft-deleted rows."""
-    aliases = aliases or {}
+    """Prefetch objects for API relation paths (`variants.prices`), skipping soft-deleted rows and
+    ordered by the related model's RELATION_ORDER. Nested paths are prefetched inside their
+    parent's queryset, so each relation is read once."""
+    tree: dict[str, dict] = {}
+    for path in relations:
+        node = tree
+        for part in path.split("."):
+            node = node.setdefault(part, {})
+    return _nested(model, tree, aliases or {})
+
+
+def _nested(model: type[Model], tree: dict[str, dict], aliases: dict) -> list:
     out = []
-    for path in sorted(set(relations), key=lambda p: p.count(".")):
-        parts = [aliases.get(p, p) for p in path.split(".")]
-        current = model
-        for part in parts:
-            current = _related_model(current, part)
-        out.append(Prefetch("__".join(parts), queryset=_live(current)))
+    for name, children in tree.items():
+        attribute = aliases.get(name, name)
+        related = _related_model(model, attribute)
+        qs = _live(related)
+        if children:
+            qs = qs.prefetch_related(*_nested(related, children, aliases))
+        out.append(Prefetch(attribute, queryset=qs))
     return out
 
 

@@ -53,7 +53,8 @@ def _choose(variant: ProductVariant, ctx: PriceContext) -> tuple[list[MoneyAmoun
         return prices, None, None
     original = next((p for p in prices if region_id and p.region_id == region_id and _plain(p)), None)
     original = original or next((p for p in prices if p.currency_code == currency and p.region_id is None and _plain(p)), None)
-    fitting = [p.amount for p in prices if not p.min_quantity and p.max_quantity is None]
+    # Without a quantity only rows with no minimum fit, with or without a maximum (as Medusa v1).
+    fitting = [p.amount for p in prices if not p.min_quantity]
     return prices, (original.amount if original else None), (min(fitting) if fitting else None)
 
 

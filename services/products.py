@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tortoise.expressions import Q
+from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
 from models import Product, Region
@@ -74,7 +74,9 @@ def _filtered(f: StoreProductFilter, channel_ids: list[str]) -> QuerySet:
         qs = qs.filter(is_giftcard=f.is_giftcard)
     qs = qs.filter(**date_filters(created_at=f.created_at, updated_at=f.updated_at))
     # Joins through variants, tags or channels can repeat a product; select each once.
-    return Product.filter(id__in=qs.values_list("id", flat=True)) if (f.q or f.tags or len(channel_ids) > 1) else qs
+    if f.q or f.tags or len(channel_ids) > 1:
+        return Product.filter(id__in=Subquery(qs.values_list("id", flat=True)))
+    return qs
 
 
 async def _priced(products: list[Product], relations: tuple[str, ...], ctx: PriceContext) -> dict[str, dict]:
@@ -104,7 +106,9 @@ async def get_store_product(
     product_id: str, relations: tuple[str, ...], region_id: str | None = None, currency_code: str | None = None
 ) -> PricedProducts:
     ctx = await _context(region_id, currency_code)
-    product = await find_one(Product.filter(id=product_id, deleted_at=None, status="published"), relations, PRODUCT_ALIASES)
+    product = await find_one(
+        Product.filter(id=product_id, deleted_at=None, status="published"), relations, PRODUCT_ALIASES
+    )
     if product is None:
         raise NotFound(f"Product with id: {product_id} was not found")
     return PricedProducts([product], 1, await _priced([product], relations, ctx))

@@ -1,8 +1,8 @@
 """`commerce seed FILE`: loads Medusa v1's seed format (reference extra §10) in one transaction.
 
 Unlike Medusa v1, loading the same file again changes nothing: every entry is matched to what
-is already there (users by email, regions by name, shipping options by region and name, and
-collections, products and variants by id, handle or SKU) and updated in place.
+is already there (users by email, regions by name, shipping options by region and name,
+collections and products by id or handle, variants by id, SKU or option values) and updated in place.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from models import (
     Region, SalesChannel, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store, User,
 )
 from models.product import PRODUCT_STATUSES
+from models.user import USER_ROLES
 from services.db import atomic
 from services.errors import Duplicate, InvalidData
 from services.passwords import hash_password_async
@@ -88,6 +89,8 @@ async def _seed_user(entry: dict) -> User:
     email = normalize_email(entry.get("email", ""))
     user = await User.get_or_none(email=email, deleted_at=None)
     fields = {k: entry[k] for k in ("first_name", "last_name", "role", "metadata", "api_token") if k in entry}
+    if "role" in fields and fields["role"] not in USER_ROLES:
+        raise InvalidData(f"role must be one of the following values: {', '.join(USER_ROLES)}")
     if user is None:
         user = User(id=entry.get("id"), email=email, **fields)
     else:
@@ -270,6 +273,8 @@ async def _seed_variant(product: Product, options: list[ProductOption], entry: d
     variant = await ProductVariant.get_or_none(id=entry["id"]) if entry.get("id") else None
     if variant is None and entry.get("sku"):
         variant = await ProductVariant.get_or_none(sku=entry["sku"], deleted_at=None)
+    if variant is None and not entry.get("id"):
+        variant = await _variant_with_values(product, options, values)
     if variant is None:
         variant = await ProductVariant.create(id=entry.get("id"), **fields)
     else:
@@ -297,6 +302,16 @@ async def _seed_variant(product: Product, options: list[ProductOption], entry: d
             min_quantity=price.get("min_quantity"), max_quantity=price.get("max_quantity"),
         ))
     await MoneyAmount.bulk_create(prices)
+
+
+async def _variant_with_values(product: Product, options: list[ProductOption], values: list) -> ProductVariant | None:
+    """The product's live variant holding exactly these option values: how an entry without id or
+    SKU (Medusa's starter file) is recognised on a second load."""
+    wanted = {o.id: str(v) for o, v in zip(options, values)}
+    for variant in await ProductVariant.filter(product_id=product.id, deleted_at=None).prefetch_related("options"):
+        if {v.option_id: v.value for v in variant.options if v.deleted_at is None} == wanted:
+            return variant
+    return None
 
 
 async def _by_value(model, value: str):
