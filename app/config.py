@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["Settings", "ConfigError", "DEFAULT_SECRET"]
+__all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH"]
 
 # The value Medusa v1 falls back to outside production; refused when COMMERCE_ENV=production.
 DEFAULT_SECRET = "supersecret"
+# HS256 wants a key at least as long as its hash (RFC 7518 §3.2).
+MIN_SECRET_LENGTH = 32
 
 
 class ConfigError(Exception):
@@ -107,12 +109,12 @@ class Settings:
             weak = [
                 name
                 for name, value in (("COOKIE_SECRET", self.cookie_secret), ("JWT_SECRET", self.jwt_secret))
-                if value == DEFAULT_SECRET or len(value) < 16
+                if value == DEFAULT_SECRET or len(value) < MIN_SECRET_LENGTH
             ]
             if weak:
                 raise ConfigError(
                     f"COMMERCE_ENV=production refuses default or short secrets: set {', '.join(weak)} "
-                    "to random values of at least 16 characters"
+                    f"to random values of at least {MIN_SECRET_LENGTH} characters"
                 )
         if self.cookie_samesite not in ("Lax", "Strict", "None"):
             raise ConfigError("COOKIE_SAMESITE must be Lax, Strict or None")

@@ -19,7 +19,7 @@ class Timestamped(Model):
 class Entity(Timestamped):
     """A row with a string id `<prefix>_<ULID>`; an id given by the caller is kept."""
 
-    id = fields.CharField(pk=True, max_length=64)
+    id = fields.CharField(primary_key=True, max_length=64)
     metadata = fields.JSONField(null=True)
 
     ID_PREFIX = ""

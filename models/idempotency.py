@@ -9,7 +9,7 @@ __all__ = ["IdempotencyKey"]
 
 
 class IdempotencyKey(Model):
-    id = fields.CharField(pk=True, max_length=64)
+    id = fields.CharField(primary_key=True, max_length=64)
     idempotency_key = fields.CharField(max_length=255, unique=True)
     created_at = fields.DatetimeField(auto_now_add=True)
     locked_at = fields.DatetimeField(null=True)

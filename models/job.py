@@ -13,7 +13,7 @@ JOB_STATUSES = ("pending", "enqueued", "running", "retrying", "succeeded", "fail
 
 
 class Job(Model):
-    id = fields.CharField(pk=True, max_length=64)
+    id = fields.CharField(primary_key=True, max_length=64)
     actor_name = fields.CharField(max_length=200)
     queue_name = fields.CharField(max_length=100, default="default")
     args = fields.JSONField(default=list)

@@ -10,7 +10,7 @@ __all__ = ["Region", "Country", "PaymentProvider", "FulfillmentProvider", "TaxPr
 
 class Provider(Model):
     # A plug-in the store can use; the id is its name (`manual`, `system`).
-    id = fields.CharField(pk=True, max_length=100)
+    id = fields.CharField(primary_key=True, max_length=100)
     is_installed = fields.BooleanField(default=True)
 
     class Meta:
@@ -61,7 +61,7 @@ class Region(SoftDeletable):
 class Country(Model):
     # ISO 3166 country; codes are lower-case, `name` upper-case, as Medusa stores them.
 
-    id = fields.IntField(pk=True)
+    id = fields.IntField(primary_key=True)
     iso_2 = fields.CharField(max_length=2, unique=True)
     iso_3 = fields.CharField(max_length=3)
     num_code = fields.IntField()

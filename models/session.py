@@ -8,7 +8,7 @@ __all__ = ["Session"]
 
 class Session(Model):
     # SHA-256 of the session id: a copy of this table does not let anyone sign in.
-    id = fields.CharField(pk=True, max_length=64)
+    id = fields.CharField(primary_key=True, max_length=64)
     data = fields.JSONField(default=dict)
     expires_at = fields.DatetimeField()
 

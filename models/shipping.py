@@ -38,7 +38,7 @@ class ShippingOption(SoftDeletable):
 
 
 class ShippingOptionRequirement(Model):
-    id = fields.CharField(pk=True, max_length=64)
+    id = fields.CharField(primary_key=True, max_length=64)
     shipping_option = fields.ForeignKeyField(
         "models.ShippingOption", related_name="requirements", on_delete=fields.CASCADE
     )

@@ -11,7 +11,7 @@ __all__ = ["Store", "Currency"]
 class Currency(Model):
     # ISO 4217 currency; the primary key is the lower-case code.
 
-    code = fields.CharField(pk=True, max_length=3)
+    code = fields.CharField(primary_key=True, max_length=3)
     symbol = fields.CharField(max_length=16)
     symbol_native = fields.CharField(max_length=16)
     name = fields.CharField(max_length=100)

@@ -34,13 +34,16 @@ PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgres://postgres@127.0.0.
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
+JWT_SECRET = "test-jwt-secret-of-a-production-length-0123"
+
+
 def _settings() -> Settings:
     if BACKEND == "postgres":
         name = f"commerce_test_{uuid.uuid4().hex[:12]}"
         url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-        return Settings(database_url=url, redis_url=REDIS_URL, outbox_grace_seconds=0.0)
+        return Settings(database_url=url, redis_url=REDIS_URL, outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET)
     path = os.path.join(tempfile.mkdtemp(prefix="commerce-test-"), "test.sqlite3")
-    return Settings(database_url=f"sqlite://{path}", outbox_grace_seconds=0.0)
+    return Settings(database_url=f"sqlite://{path}", outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET)
 
 
 SETTINGS = _settings()

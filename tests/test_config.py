@@ -4,7 +4,7 @@ import pytest
 
 from app.config import DEFAULT_SECRET, ConfigError, Settings, tortoise_config
 
-SECRET = "k3J9-vQz8_Lp2wXr7TnB5mYc"  # long and random enough for production
+SECRET = "k3J9-vQz8_Lp2wXr7TnB5mYc-Hd4sW1aZ6"  # long and random enough for production
 PRODUCTION = {"COMMERCE_ENV": "production", "COOKIE_SECRET": SECRET, "JWT_SECRET": SECRET[::-1]}
 
 
@@ -47,7 +47,7 @@ def test_database_url_is_taken_as_given():
     ({"COOKIE_SECRET": DEFAULT_SECRET, "JWT_SECRET": DEFAULT_SECRET}, "COOKIE_SECRET, JWT_SECRET"),
     ({"COOKIE_SECRET": SECRET}, "JWT_SECRET"),
     ({"COOKIE_SECRET": "short", "JWT_SECRET": SECRET}, "COOKIE_SECRET"),
-    ({"COOKIE_SECRET": SECRET, "JWT_SECRET": "x" * 15}, "JWT_SECRET"),
+    ({"COOKIE_SECRET": SECRET, "JWT_SECRET": "x" * 31}, "JWT_SECRET"),
 ])
 def test_production_refuses_default_or_short_secrets(environ, weak):
     with pytest.raises(ConfigError) as e:
@@ -60,7 +60,7 @@ def test_production_accepts_long_random_secrets_and_secures_the_cookie():
     assert s.production
     assert (s.cookie_secret, s.jwt_secret) == (SECRET, SECRET[::-1])
     assert (s.cookie_secure, s.cookie_samesite) == (True, "None")
-    assert Settings.from_env({**PRODUCTION, "COOKIE_SECRET": "x" * 16}).cookie_secret == "x" * 16
+    assert Settings.from_env({**PRODUCTION, "COOKIE_SECRET": "x" * 32}).cookie_secret == "x" * 32
 
 
 def test_default_secrets_are_allowed_outside_production():

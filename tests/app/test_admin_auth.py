@@ -100,7 +100,7 @@ async def test_expired_foreign_or_store_jwts_are_refused(client, admin):
     now = int(time.time())
     tokens = [
         jwt.encode({"user_id": admin.id, "domain": "admin", "iat": now - 90000, "exp": now - 10}, SETTINGS.jwt_secret),
-        jwt.encode({"user_id": admin.id, "domain": "admin", "exp": now + 60}, "another-secret"),
+        jwt.encode({"user_id": admin.id, "domain": "admin", "exp": now + 60}, "another-secret-of-a-production-length-0123"),
         jwt.encode({"customer_id": "cus_1", "domain": "store", "exp": now + 60}, SETTINGS.jwt_secret),
     ]
     for token in tokens:

@@ -180,7 +180,7 @@ async def test_token_with_wrong_password_is_a_401(client, customer):
 async def test_foreign_expired_and_admin_jwts_do_not_identify_a_customer(client, customer, admin, admin_headers):
     now = int(time.time())
     tokens = [
-        jwt.encode({"customer_id": customer.id, "domain": "store", "exp": now + 60}, "another-secret"),
+        jwt.encode({"customer_id": customer.id, "domain": "store", "exp": now + 60}, "another-secret-of-a-production-length-0123"),
         jwt.encode({"customer_id": customer.id, "domain": "store", "iat": now - 100, "exp": now - 10},
                    SETTINGS.jwt_secret),
         jwt.encode({"customer_id": customer.id, "domain": "admin", "exp": now + 60}, SETTINGS.jwt_secret),
