@@ -25,7 +25,8 @@ _names = itertools.count()
 
 def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None = None) -> Sanic:
     """A configured app. `manage_orm=False` leaves Tortoise to the caller (tests own it)."""
-    app = Sanic(name or f"commerce{next(_names)}", dumps=orjson.dumps, loads=orjson.loads)
+    # Logging is configured once per process (workers/logs.py); Sanic's own set-up would double it.
+    app = Sanic(name or f"commerce{next(_names)}", dumps=orjson.dumps, loads=orjson.loads, configure_logging=False)
     app.config.REQUEST_MAX_SIZE = settings.max_body_bytes
     app.config.FALLBACK_ERROR_FORMAT = "json"
     app.config.ACCESS_LOG = False
