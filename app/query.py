@@ -168,6 +168,18 @@ class Filters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    def comparisons(self) -> dict[str, dict | None]:
+        """The date-comparison filters as plain dicts (`{"created_at": {"gt": ...}}`)."""
+        return {
+            name: value.model_dump() if value is not None else None
+            for name, value in self if name in type(self).model_fields
+            and type(self).model_fields[name].annotation in (DateComparison, DateComparison | None)
+        }
+
+    def plain(self) -> dict:
+        """Every other filter, as given."""
+        return self.model_dump(exclude=set(self.comparisons()))
+
 
 # ---------------------------------------------------------------- the spec and its parser
 

@@ -68,9 +68,7 @@ def _dump(priced: PricedProducts, relations: tuple[str, ...], fields) -> list[di
 @bp.get("")
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
-    f = q.filters
-    dates = {k: getattr(f, k).model_dump() if getattr(f, k) else None for k in ("created_at", "updated_at")}
-    filters = StoreProductFilter(**{**f.model_dump(exclude={"created_at", "updated_at"}), **dates})
+    filters = StoreProductFilter(**q.filters.plain(), **q.filters.comparisons())
     priced = await list_store_products(filters, q.find())
     return json({"products": _dump(priced, q.relations, q.fields), "count": priced.count,
                  "offset": q.offset, "limit": q.limit})

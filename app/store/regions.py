@@ -26,14 +26,10 @@ LIST = QuerySpec(
 GET = QuerySpec(**{**LIST.__dict__, "is_list": False})
 
 
-def _dates(f: RegionFilters) -> dict:
-    return {k: (getattr(f, k).model_dump() if getattr(f, k) else None) for k in ("created_at", "updated_at")}
-
-
 @bp.get("")
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
-    regions, count = await list_regions(q.find(), **_dates(q.filters))
+    regions, count = await list_regions(q.find(), **q.filters.comparisons())
     return json({"regions": dump_many(regions, q.relations, q.fields), "count": count,
                  "offset": q.offset, "limit": q.limit})
 
