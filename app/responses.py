@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from sanic.response import HTTPResponse
 
-__all__ = ["json", "text"]
+__all__ = ["json", "text", "deleted"]
 
 _OPTS = orjson.OPT_NON_STR_KEYS
 
@@ -20,3 +20,8 @@ def json(body: Any, status: int = 200, headers: dict[str, str] | None = None) ->
 
 def text(body: str, status: int = 200) -> HTTPResponse:
     return HTTPResponse(body, status=status, content_type="text/plain; charset=utf-8")
+
+
+def deleted(id: str, object_name: str, **extra: Any) -> HTTPResponse:
+    """Medusa's delete answer: `{"id", "object", "deleted": true}` (plus route-specific keys)."""
+    return json({"id": id, "object": object_name, "deleted": True, **extra})

@@ -9,7 +9,8 @@ from tortoise.fields.relational import ManyToManyRelation, ReverseRelation
 from tortoise.models import Model
 
 from models import (
-    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, Image, MoneyAmount,
+    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, GiftCard, Image, MoneyAmount,
+    OAuthApp,
     PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
     ProductType, ProductVariant, Region, SalesChannel, ShippingProfile, TaxProvider, User,
 )
@@ -31,6 +32,10 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     ) + _ENTITY,
     CustomerGroup: ("id", "name") + _ENTITY,
     Currency: ("code", "symbol", "symbol_native", "name", "includes_tax"),
+    OAuthApp: ("id", "display_name", "application_name", "install_url", "uninstall_url", "data"),
+    GiftCard: (
+        "id", "code", "value", "balance", "region_id", "order_id", "is_disabled", "ends_at", "tax_rate",
+    ) + _ENTITY,
     Country: ("id", "iso_2", "iso_3", "num_code", "name", "display_name", "region_id"),
     PaymentProvider: ("id", "is_installed"),
     FulfillmentProvider: ("id", "is_installed"),

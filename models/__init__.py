@@ -1,7 +1,9 @@
 """Tortoise ORM models, one module per aggregate."""
 
+from models.apps import OAuthApp
 from models.collection import ProductCollection
 from models.customer import Address, Customer, CustomerGroup
+from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
 from models.job import Job
 from models.product import (
@@ -16,8 +18,8 @@ from models.store import Currency, Store
 from models.user import User
 
 __models__ = [
-    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, IdempotencyKey, Image,
-    Job, MoneyAmount, PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue,
+    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, GiftCard, IdempotencyKey, Image,
+    Job, MoneyAmount, OAuthApp, PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue,
     ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
     ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
 ]

@@ -2,8 +2,8 @@
 
 from sanic import Blueprint
 
-from app.store import auth, products, regions
+from app.store import auth, collections, gift_cards, products, regions
 
 __all__ = ["store"]
 
-store = Blueprint.group(auth.bp, regions.bp, products.bp, url_prefix="/store")
+store = Blueprint.group(auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, url_prefix="/store")

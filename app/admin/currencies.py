@@ -1,0 +1,5 @@
+"""Admin currencies: `/admin/currencies`."""
+
+from sanic import Blueprint
+
+bp = Blueprint("admin_currencies", url_prefix="/currencies")
