@@ -1,5 +1,122 @@
-"""Admin customer groups: `/admin/customer-groups`."""
+"""Admin customer groups: `/admin/customer-groups` (reference admin §7)."""
 
-from sanic import Blueprint
+from __future__ import annotations
+
+from typing import Any
+
+from sanic import Blueprint, Request
+
+from app.admin.customers import ORDER as CUSTOMER_ORDER
+from app.admin.customers import RELATIONS as CUSTOMER_RELATIONS
+from app.admin.customers import CustomerFilters, customers_page
+from app.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
+from app.responses import deleted, json
+from app.serialize import COLUMNS, dump_many
+from app.validation import Body, NonEmptyStr, parse_body
+from models import Customer, CustomerGroup
+from services.customer_groups import (
+    GroupFilter, add_customers, create_group, delete_group, get_group, list_group_customers, list_groups,
+    remove_customers, update_group,
+)
+from services.customers import CustomerFilter
 
 bp = Blueprint("admin_customer_groups", url_prefix="/customer-groups")
+
+
+class ListFilters(Filters):
+    # `discount_condition_id` joins these once discounts exist; until then it is an unknown key.
+    q: str | None = None
+    id: StrList = []
+    name: StrList = []
+    created_at: DateComparison | None = None
+    updated_at: DateComparison | None = None
+
+
+LIST = QuerySpec(
+    columns=COLUMNS[CustomerGroup], allowed_relations=("customers",),
+    allowed_order=("id", "name", "created_at", "updated_at"), filters=ListFilters, default_limit=10,
+)
+ONE = QuerySpec(columns=COLUMNS[CustomerGroup], allowed_relations=("customers",), is_list=False)
+# A group's customers show their groups by default, as Medusa v1's do (all of them, not only this one).
+CUSTOMERS = QuerySpec(
+    columns=COLUMNS[Customer], default_relations=("groups",), allowed_relations=CUSTOMER_RELATIONS,
+    allowed_order=CUSTOMER_ORDER, filters=CustomerFilters, default_limit=50,
+)
+
+
+class CreateGroup(Body):
+    name: NonEmptyStr
+    metadata: dict[str, Any] | None = None
+
+
+class UpdateGroup(Body):
+    name: NonEmptyStr = None  # type: ignore[assignment]  # absent: kept; null: refused
+    metadata: dict[str, Any] | None = None
+
+
+class CustomerRef(Body):
+    id: NonEmptyStr
+
+
+class CustomerBatch(Body):
+    customer_ids: list[CustomerRef]
+
+    def ids(self) -> list[str]:
+        return [c.id for c in self.customer_ids]
+
+
+def _one(group: CustomerGroup, q: ParsedQuery | None = None) -> dict:
+    return {"customer_group": dump_many([group], q.relations if q else (), q.fields if q else None)[0]}
+
+
+@bp.get("")
+async def list_(request: Request):
+    q = parse_query(request.query_string, LIST)
+    groups, count = await list_groups(GroupFilter(**q.filters.plain(), **q.filters.comparisons()), q.find())
+    return json({"customer_groups": dump_many(groups, q.relations, q.fields), "count": count,
+                 "offset": q.offset, "limit": q.limit})
+
+
+@bp.post("")
+async def create(request: Request):
+    body = parse_body(request, CreateGroup)
+    return json(_one(await create_group(**body.model_dump())))
+
+
+@bp.get("/<group_id:str>")
+async def get(request: Request, group_id: str):
+    q = parse_query(request.query_string, ONE)
+    return json(_one(await get_group(group_id, q.relations), q))
+
+
+@bp.post("/<group_id:str>")
+async def update(request: Request, group_id: str):
+    q = parse_query(request.query_string, ONE)
+    body = parse_body(request, UpdateGroup)
+    return json(_one(await update_group(group_id, q.relations, **body.model_dump(exclude_unset=True)), q))
+
+
+@bp.delete("/<group_id:str>")
+async def delete(request: Request, group_id: str):
+    await delete_group(group_id)
+    return deleted(group_id, "customer_group")
+
+
+@bp.get("/<group_id:str>/customers")
+async def customers(request: Request, group_id: str):
+    q = parse_query(request.query_string, CUSTOMERS)
+    filters = CustomerFilter(**q.filters.plain(), **q.filters.comparisons())
+    found, count = await list_group_customers(group_id, filters, q.find())
+    return json(customers_page(found, count, q))
+
+
+@bp.post("/<group_id:str>/customers/batch")
+async def add(request: Request, group_id: str):
+    body = parse_body(request, CustomerBatch)
+    return json(_one(await add_customers(group_id, body.ids())))
+
+
+@bp.delete("/<group_id:str>/customers/batch")
+async def remove(request: Request, group_id: str):
+    body = parse_body(request, CustomerBatch)
+    return json(_one(await remove_customers(group_id, body.ids())))
