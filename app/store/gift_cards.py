@@ -1,5 +1,18 @@
-"""Store gift cards: `/store/gift-cards`."""
+"""Store gift cards: `GET /store/gift-cards/{code}`, a customer's balance check (reference store §1.5)."""
 
-from sanic import Blueprint
+from sanic import Blueprint, Request
+
+from app.responses import json
+from app.serialize import dump
+from services.gift_cards import get_redeemable_gift_card
 
 bp = Blueprint("store_gift_cards", url_prefix="/gift-cards")
+
+FIELDS = frozenset({"id", "code", "value", "balance"})  # plus `region`: exactly Medusa's keys
+
+
+@bp.get("/<code:str>")
+async def get(request: Request, code: str):
+    # Medusa ignores this route's query string; so do we.
+    card = await get_redeemable_gift_card(code, ("region",))
+    return json({"gift_card": dump(card, {"region": {}}, FIELDS)})
