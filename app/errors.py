@@ -10,7 +10,7 @@ from sanic.exceptions import (
     BadRequest, MethodNotAllowed, NotFound as RouteNotFound, PayloadTooLarge, SanicException,
 )
 from sanic.handlers import ErrorHandler
-from tortoise.exceptions import IntegrityError, TransactionManagementError
+from tortoise.exceptions import IntegrityError, TransactionManagementError, ValidationError
 
 from app.auth import has_admin_credentials
 from app.cors import cors_headers, preflight
@@ -74,6 +74,10 @@ class JsonErrorHandler(ErrorHandler):
             return json(error_body("invalid_data", "The request body is too large"), 413)
         if isinstance(exception, BadRequest):
             return json(error_body("invalid_data", str(exception) or "Bad request"), 400)
+        if isinstance(exception, ValidationError):
+            # A value the column cannot hold (too long for an id, say): the client's mistake.
+            field = str(exception).split(":", 1)[0][:100]
+            return json(error_body("invalid_data", f"{field} is too long or not valid"), 400)
         if isinstance(exception, IntegrityError):
             # A constraint the service did not check first: a race with another request.
             log.warning("integrity error on %s %s: %s", request.method, request.path, exception)

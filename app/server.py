@@ -17,6 +17,7 @@ from app.errors import JsonErrorHandler
 from app.responses import text
 from app.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
 from app.store import store
+from app.validation import refuse_nul_characters
 
 __all__ = ["create_app"]
 
@@ -41,6 +42,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
 
     @app.on_request
     async def admin_gate(request: Request):
+        refuse_nul_characters(request)
         path = request.path
         if path.startswith("/admin") and request.method != "OPTIONS":
             if (request.method, path.rstrip("/")) not in PUBLIC_ADMIN_ROUTES:

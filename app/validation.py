@@ -13,7 +13,9 @@ from sanic import Request
 
 from services.errors import InvalidData
 
-__all__ = ["Body", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of"]
+__all__ = [
+    "Body", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -114,3 +116,12 @@ def parse_body(request: Request, model: type[M]) -> M:
     if not isinstance(data, dict):
         raise InvalidData("The request body must be a JSON object")
     return parse_model(model, data)
+
+
+def refuse_nul_characters(request: Request) -> None:
+    """PostgreSQL cannot store or compare text holding NUL, so no request may carry one: in the
+    path or query (`%00`) or in the body (raw, or JSON's `\\u0000`)."""
+    if "%00" in request.raw_url.decode("latin-1") or (
+        request.body and (b"\x00" in request.body or b"\\u0000" in request.body)
+    ):
+        raise InvalidData("The request contains a NUL character, which no field accepts")
