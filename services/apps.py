@@ -92,8 +92,8 @@ async def authorize_app(
     application_name: str, state: str, code: str, registry: OAuthRegistry = oauth_handlers
 ) -> OAuthApp:
     app = None
-    # The ORM raises on a name longer than the column, PostgreSQL on a NUL: neither names an app.
-    if "\x00" not in application_name and len(application_name) <= _NAME_LENGTH:
+    # The ORM raises on a name longer than the column: such a name names no app.
+    if len(application_name) <= _NAME_LENGTH:
         app = await OAuthApp.get_or_none(application_name=application_name)
     if app is None:
         raise NotFound(f"Oauth application {application_name} not found")

@@ -3,7 +3,7 @@
 from datetime import datetime, timezone
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
@@ -49,22 +49,8 @@ def _date_time(value: Any) -> Any:
         raise PydanticCustomError("date", "must be a Date instance") from None
 
 
-def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    return isinstance(value, list) and any(_has_nul(v) for v in value)
-
-
-def _storable(value: dict) -> dict:
-    if _has_nul(value):  # PostgreSQL's jsonb cannot hold it
-        raise PydanticCustomError("invalid", "must not contain the NUL character")
-    return value
-
-
 DateTime = Annotated[datetime, BeforeValidator(_date_time)]
-Metadata = Annotated[dict[str, Any], AfterValidator(_storable)]
+Metadata = dict[str, Any]  # NUL characters are refused for every request (app/validation.py)
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 
 

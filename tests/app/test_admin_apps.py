@@ -77,7 +77,7 @@ async def test_a_state_that_does_not_match_is_a_400(client, admin_headers, provi
     assert provider.issued == []
 
 
-@pytest.mark.parametrize("name", ["nope", "x" * 300, "test-app\u0000"])
+@pytest.mark.parametrize("name", ["nope", "x" * 300])
 async def test_an_unknown_application_is_a_404(client, admin_headers, provider, name):
     r = await client.post("/admin/apps/authorizations", headers=admin_headers,
                           json=authorization(provider.grant(), name=name))

@@ -104,7 +104,8 @@ async def test_every_created_card_gets_its_own_code(client, admin_headers, regio
     ({"region_id": "R", "value": 1, "is_disabled": "yes"}, "is_disabled must be a boolean value"),
     ({"region_id": "R", "value": 1, "is_disabled": None}, "is_disabled must be a boolean value"),
     ({"region_id": "R", "value": 1, "metadata": ["a"]}, "metadata must be an object"),
-    ({"region_id": "R", "value": 1, "metadata": {"a": ["x\u0000"]}}, "metadata must not contain the NUL character"),
+    ({"region_id": "R", "value": 1, "metadata": {"a": ["x\u0000"]}},
+     "The request contains a NUL character, which no field accepts"),
     ({"region_id": "R", "value": 1, "code": "MINE-MINE-MINE-MINE"}, "property code should not exist"),
     ({"region_id": "R", "value": 1, "balance": 5}, "property balance should not exist"),
 ])
@@ -122,7 +123,7 @@ async def test_create_refuses_a_body_that_is_not_a_json_object(client, admin_hea
 
 
 async def test_create_in_an_unknown_or_deleted_region_is_a_404(client, admin_headers, regions):
-    for region_id in ("reg_nope", "reg_" + "x" * 100, "reg_\u0000"):
+    for region_id in ("reg_nope", "reg_" + "x" * 100):
         r = await client.post("/admin/gift-cards", headers=admin_headers, json={"value": 1, "region_id": region_id})
         assert r.status_code == 404
         assert r.json() == {"type": "not_found", "message": f"Region with {region_id} was not found"}
@@ -163,7 +164,7 @@ async def test_list_q_finds_cards_by_part_of_the_code_in_any_case(client, admin_
 
 async def test_list_q_takes_like_wildcards_and_odd_characters_literally(client, admin_headers, regions):
     await a_card(regions["NA"], code="ABCD-1234-ABCD-1234")
-    for q in ("%25", "_", "A%25D", "%00", "A" * 300):
+    for q in ("%25", "_", "A%25D", "A" * 300):
         body = (await client.get(f"/admin/gift-cards?q={q}", headers=admin_headers)).json()
         assert body["gift_cards"] == [], q
 

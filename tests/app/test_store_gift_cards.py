@@ -100,6 +100,6 @@ async def test_a_card_that_cannot_be_spent_is_the_same_404_as_an_unknown_code(cl
 
 async def test_a_code_that_only_differs_by_more_than_case_is_not_found(client, regions):
     await a_card(regions["NA"], code="ABCD-EFGH-1234-WXYZ")
-    for typed in ("ABCD-EFGH-1234", "ABCDEFGH1234WXYZ", "ABCD-EFGH-1234-WXY%25", "%00", "%20", "A" * 300, "ß" * 40):
+    for typed in ("ABCD-EFGH-1234", "ABCDEFGH1234WXYZ", "ABCD-EFGH-1234-WXY%25", "%20", "A" * 300, "ß" * 40):
         r = await client.get(f"/store/gift-cards/{typed}")
         assert r.status_code == 404 and r.json()["type"] == "not_found", typed
