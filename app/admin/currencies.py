@@ -1,5 +1,54 @@
-"""Admin currencies: `/admin/currencies`."""
+"""Admin currencies: `GET /admin/currencies`, `POST /admin/currencies/{code}` (reference admin §6).
 
-from sanic import Blueprint
+`includes_tax` is always shown and settable: it needs no feature flag here."""
+
+from __future__ import annotations
+
+from sanic import Blueprint, Request
+
+from app.query import BoolStr, Filters, ParsedQuery, QuerySpec, parse_qs, parse_query
+from app.responses import json
+from app.serialize import COLUMNS, dump, dump_many
+from app.validation import Body, parse_body
+from models import Currency
+from services.currencies import CurrencyFilter, list_currencies, update_currency
+from services.errors import InvalidData
 
 bp = Blueprint("admin_currencies", url_prefix="/currencies")
+
+
+class ListFilters(Filters):
+    code: str | None = None
+    q: str | None = None
+    includes_tax: BoolStr = None
+
+
+LIST = QuerySpec(
+    columns=COLUMNS[Currency], allowed_order=("code", "name", "symbol", "symbol_native", "includes_tax"),
+    filters=ListFilters, default_limit=20, default_order="code",
+)
+
+
+class UpdateCurrency(Body):
+    includes_tax: bool | None = None
+
+
+def _parse(query_string: str) -> ParsedQuery:
+    """As Medusa v1: a currency has no relations, and its list takes no `expand` or `fields`."""
+    refused = [f"property {k} should not exist" for k in ("expand", "fields") if k in parse_qs(query_string)]
+    if refused:
+        raise InvalidData(", ".join(refused))
+    return parse_query(query_string, LIST)
+
+
+@bp.get("")
+async def list_(request: Request):
+    q = _parse(request.query_string)
+    currencies, count = await list_currencies(CurrencyFilter(**q.filters.plain()), q.find())
+    return json({"currencies": dump_many(currencies, ()), "count": count, "offset": q.offset, "limit": q.limit})
+
+
+@bp.post("/<code:str>")
+async def update(request: Request, code: str):
+    body = parse_body(request, UpdateCurrency)
+    return json({"currency": dump(await update_currency(code, **body.model_dump()))})

@@ -1,5 +1,52 @@
-"""Store collections: `/store/collections`."""
+"""Store collections: `GET /store/collections`, `GET /store/collections/{id}` (reference store §1.3).
 
-from sanic import Blueprint
+A collection is shown without its products, as in Medusa v1; the storefront lists them with
+`GET /store/products?collection_id[]=...`."""
+
+from __future__ import annotations
+
+from sanic import Blueprint, Request
+
+from app.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_qs, parse_query
+from app.responses import json
+from app.serialize import COLUMNS, dump, dump_many
+from models import ProductCollection
+from services.collections import CollectionFilter, get_collection, list_collections
+from services.errors import InvalidData
 
 bp = Blueprint("store_collections", url_prefix="/collections")
+
+
+class ListFilters(Filters):
+    handle: StrList = []  # `handle[]=a&handle[]=b`, or a plain `handle=a` (Medusa v1 refuses that one)
+    created_at: DateComparison | None = None
+    updated_at: DateComparison | None = None
+
+
+LIST = QuerySpec(
+    columns=COLUMNS[ProductCollection], allowed_order=("id", "title", "handle", "created_at", "updated_at"),
+    filters=ListFilters, default_limit=10,
+)
+ONE = QuerySpec(columns=COLUMNS[ProductCollection], is_list=False)
+
+
+def _parse(query_string: str, spec: QuerySpec) -> ParsedQuery:
+    """As Medusa v1's store list: no `expand` or `fields` (refused like any unknown key)."""
+    refused = [f"property {k} should not exist" for k in ("expand", "fields") if k in parse_qs(query_string)]
+    if refused:
+        raise InvalidData(", ".join(refused))
+    return parse_query(query_string, spec)
+
+
+@bp.get("")
+async def list_(request: Request):
+    q = _parse(request.query_string, LIST)
+    filters = CollectionFilter(handles=q.filters.handle, **q.filters.comparisons())
+    collections, count = await list_collections(filters, q.find())
+    return json({"collections": dump_many(collections, ()), "count": count, "offset": q.offset, "limit": q.limit})
+
+
+@bp.get("/<collection_id:str>")
+async def get(request: Request, collection_id: str):
+    _parse(request.query_string, ONE)
+    return json({"collection": dump(await get_collection(collection_id))})
