@@ -196,6 +196,7 @@ class QuerySpec:
     default_limit: int = 50
     default_order: str = "-created_at"
     is_list: bool = True
+    selectable: bool = True  # False: `expand` and `fields` are refused, as on Medusa's plain lists
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,9 @@ class ParsedQuery:
 def parse_query(query_string: str, spec: QuerySpec) -> ParsedQuery:
     query = _normalize(parse_qs(query_string))
     problems: list[str] = []
+    if not spec.selectable:
+        refused = [k for k in ("expand", "fields") if query.pop(k, None) is not None]
+        problems.extend(f"property {k} should not exist" for k in refused)
     limit = _int(query.pop("limit", None), "limit", spec.default_limit, problems)
     offset = _int(query.pop("offset", None), "offset", 0, problems, maximum=_MAX_OFFSET)
     order = _order(query.pop("order", None), spec, problems)

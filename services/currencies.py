@@ -8,7 +8,7 @@ from tortoise.expressions import Q
 
 from models import Currency
 from services.errors import NotFound
-from services.listing import FindConfig
+from services.listing import FindConfig, find_page
 
 __all__ = ["CurrencyFilter", "list_currencies", "update_currency"]
 
@@ -29,13 +29,7 @@ async def list_currencies(f: CurrencyFilter, config: FindConfig) -> tuple[list[C
         qs = qs.filter(Q(code__icontains=f.q) | Q(name__icontains=f.q))
     if f.includes_tax is not None:
         qs = qs.filter(includes_tax=f.includes_tax)
-    # services.listing.find_page breaks ties by `id`, which a currency does not have.
-    terms = [f"-{name}" if desc else name for name, desc in config.order]
-    if not any(name == "code" for name, _ in config.order):
-        terms.append("code")
-    page = await qs.order_by(*terms).offset(config.offset).limit(config.limit)
-    short = len(page) < config.limit and (page or not config.offset)
-    return page, len(page) + config.offset if short else await qs.count()
+    return await find_page(qs, config)
 
 
 async def update_currency(code: str, *, includes_tax: bool | None = None) -> Currency:

@@ -65,8 +65,10 @@ def _nested(model: type[Model], tree: dict[str, dict], aliases: dict) -> list:
 
 
 def _ordered(qs: QuerySet, config: FindConfig) -> QuerySet:
+    """The requested order, with ties broken by the primary key so pages never overlap."""
+    pk = qs.model._meta.pk_attr
     terms = [f"-{name}" if desc else name for name, desc in config.order]
-    return qs.order_by(*terms, "id") if terms else qs.order_by("id")
+    return qs.order_by(*terms, pk) if pk not in (name for name, _ in config.order) else qs.order_by(*terms)
 
 
 async def find_page(

@@ -7,7 +7,6 @@ collections and products by id or handle, variants by id, SKU or option values) 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from models import (
@@ -19,17 +18,14 @@ from models.product import PRODUCT_STATUSES
 from models.user import USER_ROLES
 from services.db import atomic
 from services.errors import Duplicate, InvalidData
+from services.handles import kebab_case
 from services.passwords import hash_password_async
 from services.store import ensure_defaults
 from services.users import normalize_email
 
-__all__ = ["load_seed", "kebab_case", "SeedReport"]
+__all__ = ["load_seed", "SeedReport"]
 
 SeedReport = dict[str, int]
-
-
-def kebab_case(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 async def load_seed(data: dict[str, Any]) -> SeedReport:

@@ -117,6 +117,7 @@ async def clean_db(database):
         await conn.execute_script(
             "PRAGMA foreign_keys=OFF;" + "".join(f'DELETE FROM "{t}";' for t in tables) + "PRAGMA foreign_keys=ON;"
         )
+    await conn.execute_script("UPDATE currency SET includes_tax = false WHERE includes_tax")
     BROKER.flush_all()
     await ensure_defaults()
     yield

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.query import BoolStr, Filters, ParsedQuery, QuerySpec, parse_qs, parse_query
+from app.query import BoolStr, Filters, QuerySpec, parse_query
 from app.responses import json
 from app.serialize import COLUMNS, dump, dump_many
 from app.validation import Body, parse_body
 from models import Currency
 from services.currencies import CurrencyFilter, list_currencies, update_currency
-from services.errors import InvalidData
 
 bp = Blueprint("admin_currencies", url_prefix="/currencies")
 
@@ -25,7 +24,7 @@ class ListFilters(Filters):
 
 LIST = QuerySpec(
     columns=COLUMNS[Currency], allowed_order=("code", "name", "symbol", "symbol_native", "includes_tax"),
-    filters=ListFilters, default_limit=20, default_order="code",
+    filters=ListFilters, default_limit=20, default_order="code", selectable=False,
 )
 
 
@@ -33,17 +32,9 @@ class UpdateCurrency(Body):
     includes_tax: bool | None = None
 
 
-def _parse(query_string: str) -> ParsedQuery:
-    """As Medusa v1: a currency has no relations, and its list takes no `expand` or `fields`."""
-    refused = [f"property {k} should not exist" for k in ("expand", "fields") if k in parse_qs(query_string)]
-    if refused:
-        raise InvalidData(", ".join(refused))
-    return parse_query(query_string, LIST)
-
-
 @bp.get("")
 async def list_(request: Request):
-    q = _parse(request.query_string)
+    q = parse_query(request.query_string, LIST)
     currencies, count = await list_currencies(CurrencyFilter(**q.filters.plain()), q.find())
     return json({"currencies": dump_many(currencies, ()), "count": count, "offset": q.offset, "limit": q.limit})
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_qs, parse_query
+from app.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.responses import json
 from app.serialize import COLUMNS, dump, dump_many
 from models import ProductCollection
 from services.collections import CollectionFilter, get_collection, list_collections
-from services.errors import InvalidData
 
 bp = Blueprint("store_collections", url_prefix="/collections")
 
@@ -25,22 +24,14 @@ class ListFilters(Filters):
 
 LIST = QuerySpec(
     columns=COLUMNS[ProductCollection], allowed_order=("id", "title", "handle", "created_at", "updated_at"),
-    filters=ListFilters, default_limit=10,
+    filters=ListFilters, default_limit=10, selectable=False,
 )
-ONE = QuerySpec(columns=COLUMNS[ProductCollection], is_list=False)
-
-
-def _parse(query_string: str, spec: QuerySpec) -> ParsedQuery:
-    """As Medusa v1's store list: no `expand` or `fields` (refused like any unknown key)."""
-    refused = [f"property {k} should not exist" for k in ("expand", "fields") if k in parse_qs(query_string)]
-    if refused:
-        raise InvalidData(", ".join(refused))
-    return parse_query(query_string, spec)
+ONE = QuerySpec(columns=COLUMNS[ProductCollection], is_list=False, selectable=False)
 
 
 @bp.get("")
 async def list_(request: Request):
-    q = _parse(request.query_string, LIST)
+    q = parse_query(request.query_string, LIST)
     filters = CollectionFilter(handles=q.filters.handle, **q.filters.comparisons())
     collections, count = await list_collections(filters, q.find())
     return json({"collections": dump_many(collections, ()), "count": count, "offset": q.offset, "limit": q.limit})
@@ -48,5 +39,5 @@ async def list_(request: Request):
 
 @bp.get("/<collection_id:str>")
 async def get(request: Request, collection_id: str):
-    _parse(request.query_string, ONE)
+    parse_query(request.query_string, ONE)
     return json({"collection": dump(await get_collection(collection_id))})

@@ -3,7 +3,7 @@ Every expected value below was produced by lodash 4.17.21's `_.kebabCase`."""
 
 import pytest
 
-from services.collections import kebab_case
+from services.handles import kebab_case
 
 
 @pytest.mark.parametrize("title,handle", [
