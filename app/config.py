@@ -125,12 +125,25 @@ class Settings:
         return tortoise_config(self.database_url)
 
 
+async def _keep_session(connection) -> None:
+    """Pool release without asyncpg's RESET ALL round trip. asyncpg still rolls back a forgotten
+    transaction; we never change session settings or take session-level advisory locks."""
+
+
 def tortoise_config(database_url: str) -> dict:
     url = database_url
     if url.startswith("postgresql://"):
         url = "postgres://" + url[len("postgresql://"):]
+    connection: str | dict = url
+    if url.startswith("postgres://"):
+        from tortoise.backends.base.config_generator import expand_db_url
+
+        connection = expand_db_url(url)
+        credentials = connection["credentials"]
+        credentials.setdefault("maxsize", 10)  # `?maxsize=` on the URL overrides
+        credentials["reset"] = _keep_session
     return {
-        "connections": {"default": url},
+        "connections": {"default": connection},
         "apps": {
             "models": {
                 "models": ["models"],

@@ -139,17 +139,27 @@ def test_a_number_that_does_not_parse_is_a_config_error_naming_the_variable(name
         Settings.from_env({name: value})
 
 
-@pytest.mark.parametrize("url,connection", [
-    ("postgresql://shop:pw@db:5432/shop", "postgres://shop:pw@db:5432/shop"),
-    ("postgres://shop:pw@db:5432/shop", "postgres://shop:pw@db:5432/shop"),
-    ("sqlite://commerce.sqlite3", "sqlite://commerce.sqlite3"),
-    ("sqlite://:memory:", "sqlite://:memory:"),
-])
-def test_tortoise_config_normalises_the_postgresql_scheme(url, connection):
+@pytest.mark.parametrize("url", ["postgresql://shop:pw@db:5432/shop", "postgres://shop:pw@db:5432/shop"])
+def test_postgres_urls_become_an_asyncpg_pool_of_ten_without_reset_round_trips(url):
+    connection = Settings.from_env({"DATABASE_URL": url}).tortoise_config()["connections"]["default"]
+    assert connection["engine"] == "tortoise.backends.asyncpg"
+    credentials = connection["credentials"]
+    assert (credentials["host"], credentials["port"], credentials["database"]) == ("db", 5432, "shop")
+    assert (credentials["user"], credentials["password"]) == ("shop", "pw")
+    assert credentials["maxsize"] == 10 and callable(credentials["reset"])
+
+
+def test_the_pool_size_on_the_url_wins():
+    config = tortoise_config("postgres://db/shop?maxsize=25")
+    assert config["connections"]["default"]["credentials"]["maxsize"] == "25"
+
+
+@pytest.mark.parametrize("url", ["sqlite://commerce.sqlite3", "sqlite://:memory:"])
+def test_tortoise_config_keeps_sqlite_urls(url):
     s = Settings.from_env({"DATABASE_URL": url})
     config = s.tortoise_config()
     assert config == tortoise_config(url)
-    assert config["connections"] == {"default": connection}
+    assert config["connections"] == {"default": url}
     assert config["apps"]["models"]["models"] == ["models"]
     assert config["apps"]["models"]["default_connection"] == "default"
     assert config["use_tz"] is True and config["timezone"] == "UTC"
