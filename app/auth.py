@@ -4,6 +4,8 @@ or a Bearer JWT from /store/auth/token. Every /admin route but sign-in requires 
 
 from __future__ import annotations
 
+import time
+
 from sanic import Request
 
 from app.sessions import COOKIE_NAME, load_session
@@ -15,7 +17,7 @@ from services.users import get_user, user_for_api_token
 
 __all__ = [
     "admin_user", "require_admin", "has_admin_credentials", "customer_id", "require_customer",
-    "PUBLIC_ADMIN_ROUTES", "Credentials",
+    "PUBLIC_ADMIN_ROUTES", "Credentials", "RecentAdminTokens",
 ]
 
 # (method, path) pairs under /admin reachable without signing in.
@@ -41,6 +43,34 @@ def _bearer(request: Request) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
+class RecentAdminTokens:
+    """Admin JWTs verified in the last few seconds, with their user: a repeated token skips the
+    signature check and the user lookup. So a deleted user's token keeps working for at most
+    `ttl` seconds more (a JWT cannot be revoked anyway). Sessions and API tokens are not cached:
+    signing out and replacing a token take effect at once."""
+
+    def __init__(self, ttl: float, size: int = 4096):
+        self.ttl, self.size = ttl, size
+        self._entries: dict[str, tuple[float, User]] = {}
+
+    def get(self, token: str) -> User | None:
+        entry = self._entries.get(token)
+        if entry is None:
+            return None
+        if entry[0] < time.monotonic():
+            del self._entries[token]
+            return None
+        return entry[1]
+
+    def put(self, token: str, user: User, expires_at: float) -> None:
+        if self.ttl <= 0:
+            return
+        if len(self._entries) >= self.size:
+            del self._entries[next(iter(self._entries))]  # the oldest
+        lifetime = min(self.ttl, max(0.0, expires_at - time.time()))
+        self._entries[token] = (time.monotonic() + lifetime, user)
+
+
 def has_admin_credentials(request: Request) -> bool:
     return bool(
         request.cookies.get(COOKIE_NAME) or _bearer(request) or request.headers.get("x-medusa-access-token")
@@ -63,15 +93,25 @@ async def admin_user(request: Request) -> User | None:
     user = await _live_user(await _session_value(request, "user_id"))
     token = _bearer(request)
     if user is None and token:
-        claims = read_jwt(request.app.ctx.settings.jwt_secret, token) if token.count(".") == 2 else None
-        if claims is not None:
-            user = await _live_user(claims.get("user_id")) if claims.get("domain") == "admin" else None
-        else:
-            user = await user_for_api_token(token)
+        user = await _user_for_bearer(request, token)
     access_token = request.headers.get("x-medusa-access-token")
     if user is None and access_token:
         user = await user_for_api_token(access_token)
     request.ctx.user = user
+    return user
+
+
+async def _user_for_bearer(request: Request, token: str) -> User | None:
+    recent: RecentAdminTokens = request.app.ctx.admin_tokens
+    user = recent.get(token)
+    if user is not None:
+        return user
+    claims = read_jwt(request.app.ctx.settings.jwt_secret, token) if token.count(".") == 2 else None
+    if claims is None:
+        return await user_for_api_token(token)
+    user = await _live_user(claims.get("user_id")) if claims.get("domain") == "admin" else None
+    if user is not None:
+        recent.put(token, user, claims["exp"])
     return user
 
 

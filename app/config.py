@@ -61,6 +61,7 @@ class Settings:
     outbox_grace_seconds: float = 30.0  # a pending job older than this is re-sent by the scheduler
     job_lease_seconds: float = 900.0  # a job enqueued or running this long without finishing is re-sent
     scheduler_interval_seconds: float = 15.0
+    auth_cache_seconds: float = 5.0  # how long a verified admin JWT and its user are remembered
 
     @property
     def production(self) -> bool:
@@ -97,6 +98,7 @@ class Settings:
             worker_threads=_number(e, "WORKER_THREADS", cls.worker_threads),
             outbox_grace_seconds=_number(e, "OUTBOX_GRACE_SECONDS", cls.outbox_grace_seconds, float),
             job_lease_seconds=_number(e, "JOB_LEASE_SECONDS", cls.job_lease_seconds, float),
+            auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
             scheduler_interval_seconds=_number(
                 e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),

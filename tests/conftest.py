@@ -41,9 +41,11 @@ def _settings() -> Settings:
     if BACKEND == "postgres":
         name = f"commerce_test_{uuid.uuid4().hex[:12]}"
         url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-        return Settings(database_url=url, redis_url=REDIS_URL, outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET)
+        return Settings(database_url=url, redis_url=REDIS_URL, outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET,
+                        auth_cache_seconds=0.0)
     path = os.path.join(tempfile.mkdtemp(prefix="commerce-test-"), "test.sqlite3")
-    return Settings(database_url=f"sqlite://{path}", outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET)
+    return Settings(database_url=f"sqlite://{path}", outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET,
+                        auth_cache_seconds=0.0)
 
 
 SETTINGS = _settings()

@@ -189,3 +189,40 @@ async def test_malformed_session_cookies_are_anonymous_not_errors(client, cookie
     assert r.status_code == 401 and r.json()["type"] == "unauthorized"
     r = await client.get("/store/regions")
     assert r.status_code == 200
+
+
+async def test_a_repeated_jwt_skips_the_user_lookup_until_its_short_cache_expires(admin):
+    import asyncio
+
+    from app.server import create_app
+    from tests.conftest import count_queries, running, settings
+
+    app = create_app(settings(auth_cache_seconds=0.5), manage_orm=False)
+    async with running(app) as http:
+        token = (await http.post("/admin/auth/token", json=LOGIN)).json()["access_token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        async with count_queries() as first:
+            assert (await http.get("/admin/auth", headers=headers)).status_code == 200
+        async with count_queries() as second:
+            assert (await http.get("/admin/auth", headers=headers)).status_code == 200
+        assert len(first) == 1 and second == []
+        # A deleted user's token keeps working only until the cache entry expires.
+        await User.filter(id=admin.id).update(deleted_at=admin.created_at)
+        assert (await http.get("/admin/auth", headers=headers)).status_code == 200
+        await asyncio.sleep(0.6)
+        assert (await http.get("/admin/auth", headers=headers)).status_code == 401
+
+
+async def test_sessions_and_api_tokens_are_never_cached(admin):
+    from app.server import create_app
+    from tests.conftest import running, settings
+
+    app = create_app(settings(auth_cache_seconds=60), manage_orm=False)
+    async with running(app) as http:
+        token = await issue_api_token("admin@test.com")
+        assert (await http.get("/admin/auth", headers={"x-medusa-access-token": token})).status_code == 200
+        await issue_api_token("admin@test.com")  # replaces the token
+        assert (await http.get("/admin/auth", headers={"x-medusa-access-token": token})).status_code == 401
+        await http.post("/admin/auth", json=LOGIN)
+        await http.delete("/admin/auth")
+        assert (await http.get("/admin/auth")).status_code == 401
