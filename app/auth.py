@@ -17,7 +17,7 @@ from services.users import get_user, user_for_api_token
 
 __all__ = [
     "admin_user", "require_admin", "has_admin_credentials", "customer_id", "require_customer",
-    "PUBLIC_ADMIN_ROUTES", "Credentials", "RecentAdminTokens",
+    "PUBLIC_ADMIN_ROUTES", "Credentials", "RecentAdminUsers",
 ]
 
 # (method, path) pairs under /admin reachable without signing in.
@@ -43,11 +43,11 @@ def _bearer(request: Request) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-class RecentAdminTokens:
-    """Admin JWTs verified in the last few seconds, with their user: a repeated token skips the
-    signature check and the user lookup. So a deleted user's token keeps working for at most
-    `ttl` seconds more (a JWT cannot be revoked anyway). Sessions and API tokens are not cached:
-    signing out and replacing a token take effect at once."""
+class RecentAdminUsers:
+    """Users looked up in the last few seconds: by verified admin JWT (which also skips the
+    signature check) and by the user id a session holds. So a deleted user keeps access for at
+    most `ttl` seconds more. The session itself is read every time and API tokens are not
+    cached: signing out and replacing a token take effect at once."""
 
     def __init__(self, ttl: float, size: int = 4096):
         self.ttl, self.size = ttl, size
@@ -90,7 +90,7 @@ async def admin_user(request: Request) -> User | None:
     """The signed-in back-office user, tried in Medusa v1's order; loaded once per request."""
     if hasattr(request.ctx, "user"):
         return request.ctx.user
-    user = await _live_user(await _session_value(request, "user_id"))
+    user = await _session_user(request)
     token = _bearer(request)
     if user is None and token:
         user = await _user_for_bearer(request, token)
@@ -101,8 +101,22 @@ async def admin_user(request: Request) -> User | None:
     return user
 
 
+async def _session_user(request: Request) -> User | None:
+    user_id = await _session_value(request, "user_id")
+    if not user_id:
+        return None
+    recent: RecentAdminUsers = request.app.ctx.recent_admins
+    key = f"user:{user_id}"
+    user = recent.get(key)
+    if user is None:
+        user = await _live_user(user_id)
+        if user is not None:
+            recent.put(key, user, time.time() + recent.ttl)
+    return user
+
+
 async def _user_for_bearer(request: Request, token: str) -> User | None:
-    recent: RecentAdminTokens = request.app.ctx.admin_tokens
+    recent: RecentAdminUsers = request.app.ctx.recent_admins
     user = recent.get(token)
     if user is not None:
         return user

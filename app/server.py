@@ -10,7 +10,7 @@ from sanic.response import HTTPResponse
 from tortoise import Tortoise
 
 from app.admin import admin
-from app.auth import PUBLIC_ADMIN_ROUTES, RecentAdminTokens, require_admin
+from app.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
 from app.cors import cors_headers
 from app.errors import JsonErrorHandler
@@ -33,7 +33,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.config.ACCESS_LOG = False
     app.error_handler = JsonErrorHandler()
     app.ctx.settings = settings
-    app.ctx.admin_tokens = RecentAdminTokens(settings.auth_cache_seconds)
+    app.ctx.recent_admins = RecentAdminUsers(settings.auth_cache_seconds)
     app.blueprint(admin)
     app.blueprint(store)
 

@@ -213,7 +213,33 @@ async def test_a_repeated_jwt_skips_the_user_lookup_until_its_short_cache_expire
         assert (await http.get("/admin/auth", headers=headers)).status_code == 401
 
 
-async def test_sessions_and_api_tokens_are_never_cached(admin):
+async def test_a_session_user_is_remembered_briefly_but_signing_out_ends_access_at_once(admin):
+    import asyncio
+
+    from app.server import create_app
+    from tests.conftest import count_queries, running, settings
+
+    app = create_app(settings(auth_cache_seconds=0.5), manage_orm=False)
+    async with running(app) as http:
+        await http.post("/admin/auth", json=LOGIN)
+        cookie = http.cookies["connect.sid"]
+        assert (await http.get("/admin/auth")).status_code == 200
+        async with count_queries() as queries:
+            assert (await http.get("/admin/auth")).status_code == 200
+        assert not any('FROM "user"' in q for q in queries)
+        await User.filter(id=admin.id).update(deleted_at=admin.created_at)
+        await asyncio.sleep(0.6)
+        assert (await http.get("/admin/auth")).status_code == 401
+        await User.filter(id=admin.id).update(deleted_at=None)
+        await http.post("/admin/auth", json=LOGIN)
+        cookie = http.cookies["connect.sid"]
+        assert (await http.get("/admin/auth")).status_code == 200
+        await http.delete("/admin/auth")
+        http.cookies.set("connect.sid", cookie)  # the old cookie, replayed
+        assert (await http.get("/admin/auth")).status_code == 401
+
+
+async def test_api_tokens_are_never_cached(admin):
     from app.server import create_app
     from tests.conftest import running, settings
 
