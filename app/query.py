@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from typing import Annotated, Any, Union
 from urllib.parse import parse_qsl
@@ -197,6 +197,10 @@ class QuerySpec:
     default_order: str = "-created_at"
     is_list: bool = True
     selectable: bool = True  # False: `expand` and `fields` are refused, as on Medusa's plain lists
+
+    def one(self, **changes) -> "QuerySpec":
+        """The retrieve endpoint's spec: this list's allow-lists, for one resource."""
+        return replace(self, is_list=False, **changes)
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,18 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from typing import Annotated, Any, TypeVar
 
 import orjson
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 from sanic import Request
 
 from services.errors import InvalidData
 
 __all__ = [
-    "Body", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
+    "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -36,6 +37,20 @@ def _non_empty(value: str) -> str:
 
 Email = Annotated[str, AfterValidator(_non_empty), AfterValidator(_email)]
 NonEmptyStr = Annotated[str, AfterValidator(_non_empty)]
+
+
+def _date_time(value: Any) -> Any:
+    """An ISO 8601 date or date-time, as a JavaScript `Date` reads it; without a zone it is UTC."""
+    if not isinstance(value, str):
+        return value  # the strict datetime check refuses it with Medusa's message
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+        return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError):  # OverflowError: beyond year 9999 once in UTC
+        raise PydanticCustomError("date", "must be a Date instance") from None
+
+
+DateTime = Annotated[datetime, BeforeValidator(_date_time)]
 
 
 class Body(BaseModel):

@@ -1,16 +1,14 @@
 """Admin gift cards: `/admin/gift-cards` (reference admin §11)."""
 
-from datetime import datetime, timezone
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field
-from pydantic_core import PydanticCustomError
+from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.query import Filters, QuerySpec, parse_query
 from app.responses import deleted, json
 from app.serialize import COLUMNS, dump_many
-from app.validation import Body, NonEmptyStr, parse_body
+from app.validation import Body, DateTime, NonEmptyStr, parse_body
 from models import GiftCard
 from services.gift_cards import (
     MAX_AMOUNT, create_gift_card, delete_gift_card, get_gift_card, list_gift_cards, update_gift_card,
@@ -32,24 +30,9 @@ LIST = QuerySpec(
     columns=COLUMNS[GiftCard], default_relations=RELATIONS, allowed_relations=RELATIONS,
     allowed_order=ORDER, filters=ListFilters, default_limit=50,
 )
-GET = QuerySpec(
-    columns=COLUMNS[GiftCard], default_relations=RELATIONS, allowed_relations=RELATIONS,
-    allowed_order=ORDER, is_list=False,
-)
+GET = LIST.one(filters=None)
 
 
-def _date_time(value: Any) -> Any:
-    """An ISO 8601 date or date-time, as a JavaScript `Date` reads it; without a zone it is UTC."""
-    if not isinstance(value, str):
-        return value  # the strict datetime check refuses it with Medusa's message
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-        return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
-    except (ValueError, OverflowError):  # OverflowError: beyond year 9999 once in UTC
-        raise PydanticCustomError("date", "must be a Date instance") from None
-
-
-DateTime = Annotated[datetime, BeforeValidator(_date_time)]
 Metadata = dict[str, Any]  # NUL characters are refused for every request (app/validation.py)
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 

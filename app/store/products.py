@@ -46,10 +46,7 @@ LIST = QuerySpec(
     columns=COLUMNS[Product], default_relations=DEFAULT_RELATIONS, allowed_relations=ALLOWED_RELATIONS,
     allowed_order=ORDER, filters=ListFilters, default_limit=100,
 )
-GET = QuerySpec(
-    columns=COLUMNS[Product], default_relations=DEFAULT_RELATIONS, allowed_relations=ALLOWED_RELATIONS,
-    allowed_order=ORDER, filters=GetFilters, is_list=False,
-)
+GET = LIST.one(filters=GetFilters)
 
 
 def _dump(priced: PricedProducts, relations: tuple[str, ...], fields) -> list[dict]:

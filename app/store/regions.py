@@ -23,7 +23,7 @@ LIST = QuerySpec(
     allowed_order=("name", "created_at", "updated_at", "id"), filters=RegionFilters, default_limit=100,
 )
 # Medusa v1 validates a retrieve with the list's class, so the list's keys are accepted there.
-GET = QuerySpec(**{**LIST.__dict__, "is_list": False})
+GET = LIST.one()
 
 
 @bp.get("")
