@@ -3,6 +3,7 @@
 from models.apps import OAuthApp
 from models.collection import ProductCollection
 from models.customer import Address, Customer, CustomerGroup
+from models.discount import Discount, DiscountCondition, DiscountRule
 from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
 from models.job import Job
@@ -18,7 +19,8 @@ from models.store import Currency, Store
 from models.user import User
 
 __models__ = [
-    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, GiftCard, IdempotencyKey, Image,
+    Address, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
+    FulfillmentProvider, GiftCard, IdempotencyKey, Image,
     Job, MoneyAmount, OAuthApp, PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue,
     ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
     ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,

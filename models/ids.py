@@ -30,6 +30,9 @@ PREFIXES = {
     "shipping_option_requirement": "sor",
     "job": "job",
     "idempotency_key": "ikey",
+    "discount": "disc",
+    "discount_rule": "dru",
+    "discount_condition": "discon",
 }
 
 
