@@ -62,6 +62,7 @@ class Settings:
     job_lease_seconds: float = 900.0  # a job enqueued or running this long without finishing is re-sent
     scheduler_interval_seconds: float = 15.0
     auth_cache_seconds: float = 5.0  # how long a verified admin JWT and its user are remembered
+    file_storage_dir: str = "uploads"  # local file storage (uploads, exports) of the embedded default
 
     @property
     def production(self) -> bool:
@@ -99,6 +100,7 @@ class Settings:
             outbox_grace_seconds=_number(e, "OUTBOX_GRACE_SECONDS", cls.outbox_grace_seconds, float),
             job_lease_seconds=_number(e, "JOB_LEASE_SECONDS", cls.job_lease_seconds, float),
             auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
+            file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
             scheduler_interval_seconds=_number(
                 e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),
