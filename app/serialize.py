@@ -9,7 +9,8 @@ from tortoise.fields.relational import ManyToManyRelation, ReverseRelation
 from tortoise.models import Model
 
 from models import (
-    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, GiftCard, Image, MoneyAmount,
+    Address, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
+    FulfillmentProvider, GiftCard, Image, MoneyAmount,
     OAuthApp,
     PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
     ProductType, ProductVariant, Region, SalesChannel, ShippingProfile, TaxProvider, User,
@@ -31,6 +32,12 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
         "country_code", "province", "postal_code", "phone",
     ) + _ENTITY,
     CustomerGroup: ("id", "name") + _ENTITY,
+    Discount: (
+        "id", "code", "is_dynamic", "is_disabled", "rule_id", "parent_discount_id", "usage_limit", "usage_count",
+        "starts_at", "ends_at", "created_at", "updated_at", "deleted_at", "metadata", "valid_duration",
+    ),
+    DiscountRule: ("id", "description", "type", "value", "allocation") + _ENTITY,
+    DiscountCondition: ("id", "type", "operator", "discount_rule_id") + _ENTITY,
     Currency: ("code", "symbol", "symbol_native", "name", "includes_tax"),
     OAuthApp: ("id", "display_name", "application_name", "install_url", "uninstall_url", "data"),
     GiftCard: (

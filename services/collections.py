@@ -35,6 +35,7 @@ class CollectionFilter:
     created_at: dict[str, datetime | None] | None = None
     updated_at: dict[str, datetime | None] | None = None
     deleted_at: dict[str, datetime | None] | None = None  # given: soft-deleted ones can match, as in Medusa
+    discount_condition_id: str | None = None  # only those a discount condition names
 
 
 def _live() -> QuerySet:
@@ -63,6 +64,8 @@ def _filtered(f: CollectionFilter) -> QuerySet:
         qs = qs.filter(handle=f.handle)
     if f.handles:
         qs = qs.filter(handle__in=f.handles)
+    if f.discount_condition_id is not None:
+        qs = qs.filter(discount_conditions__id=f.discount_condition_id)
     return qs
 
 

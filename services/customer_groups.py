@@ -26,6 +26,7 @@ class GroupFilter:
     q: str | None = None  # case-insensitive, over the name
     id: list[str] = field(default_factory=list)
     name: list[str] = field(default_factory=list)  # exact names
+    discount_condition_id: str | None = None  # only those a discount condition names
     created_at: dict[str, datetime | None] | None = None
     updated_at: dict[str, datetime | None] | None = None
 
@@ -51,6 +52,8 @@ async def list_groups(f: GroupFilter, config: FindConfig) -> tuple[list[Customer
         qs = qs.filter(id__in=f.id)
     if f.name:
         qs = qs.filter(name__in=f.name)
+    if f.discount_condition_id is not None:
+        qs = qs.filter(discount_conditions__id=f.discount_condition_id)
     return await find_page(qs, config)
 
 

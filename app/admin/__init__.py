@@ -2,11 +2,11 @@
 
 from sanic import Blueprint
 
-from app.admin import apps, auth, collections, currencies, customer_groups, customers, gift_cards
+from app.admin import apps, auth, collections, currencies, customer_groups, customers, discounts, gift_cards
 
 __all__ = ["admin"]
 
 admin = Blueprint.group(
-    auth.bp, apps.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, gift_cards.bp,
+    auth.bp, apps.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp, gift_cards.bp,
     url_prefix="/admin",
 )

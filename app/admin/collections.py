@@ -42,8 +42,8 @@ Handle = Annotated[str, AfterValidator(_short)]
 
 
 class ListFilters(Filters):
-    # `discount_condition_id` joins these once discounts exist; until then it is an unknown key.
     q: str | None = None
+    discount_condition_id: str | None = None  # the collections a discount condition names
     title: str | None = None
     handle: str | None = None
     created_at: DateComparison | None = None

@@ -24,8 +24,8 @@ bp = Blueprint("admin_customer_groups", url_prefix="/customer-groups")
 
 
 class ListFilters(Filters):
-    # `discount_condition_id` joins these once discounts exist; until then it is an unknown key.
     q: str | None = None
+    discount_condition_id: str | None = None  # the groups a discount condition names
     id: StrList = []
     name: StrList = []
     created_at: DateComparison | None = None

@@ -127,7 +127,6 @@ async def test_expand_and_fields_choose_what_the_list_shows(client, admin_header
 
 
 @pytest.mark.parametrize("query,message", [
-    ("discount_condition_id=discon_1", "property discount_condition_id should not exist"),
     ("nope=1", "property nope should not exist"),
     ("order=nope", "Order field nope is not valid"),
     ("expand=variants", "Requested fields [variants] are not valid"),
@@ -487,3 +486,22 @@ async def test_every_route_needs_a_signed_in_admin(client, seeded, method, path)
     assert r.json() == {"type": "unauthorized", "message": "Unauthorized"}
     assert (await ProductCollection.get(id="pcol_summer")).deleted_at is None
     assert await ProductCollection.all().count() == 2
+
+
+async def test_list_narrows_to_the_collections_a_discount_condition_names(client, admin_headers):
+    from models import Region
+    from services.discount_conditions import ConditionInput
+    from services.discounts import RuleInput, create_discount
+
+    summer, winter, _ = [await ProductCollection.create(title=t, handle=t) for t in ("summer", "winter", "spring")]
+    region = await Region.create(name="EU", currency_code="eur", tax_rate=0)
+    discount = await create_discount(code="SUN", regions=[region.id], relations=("rule", "rule.conditions"), rule=RuleInput(
+        type="percentage", value=5, conditions=[
+            ConditionInput(operator="in", resources={"product_collections": [summer.id, winter.id]}),
+        ]))
+    condition_id = discount.rule.conditions.related_objects[0].id
+    r = await client.get(f"/admin/collections?discount_condition_id={condition_id}", headers=admin_headers)
+    assert r.status_code == 200
+    assert {c["handle"] for c in r.json()["collections"]} == {"summer", "winter"} and r.json()["count"] == 2
+    r = await client.get("/admin/collections?discount_condition_id=discon_unknown", headers=admin_headers)
+    assert r.json()["collections"] == [] and r.json()["count"] == 0

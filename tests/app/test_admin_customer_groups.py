@@ -177,7 +177,6 @@ async def test_fields_selects_the_groups_columns(client, admin_headers):
 
 
 @pytest.mark.parametrize("query,message", [
-    ("discount_condition_id=discon_1", "property discount_condition_id should not exist"),
     ("expand=price_lists", "Requested fields [price_lists] are not valid"),
     ("order=metadata", "Order field metadata is not valid"),
     ("id[lt]=cgrp_1", "id must be an array"),
@@ -497,3 +496,19 @@ async def test_batch_remove_from_an_unknown_group_is_a_404(client, admin_headers
                              headers=admin_headers, json={"customer_ids": [{"id": "cus_1"}]})
     assert r.status_code == 404
     assert r.json() == {"type": "not_found", "message": "CustomerGroup with id cgrp_missing was not found"}
+
+
+async def test_list_narrows_to_the_groups_a_discount_condition_names(client, admin_headers):
+    from models import Region
+    from services.discount_conditions import ConditionInput
+    from services.discounts import RuleInput, create_discount
+
+    vip, _ = [await CustomerGroup.create(name=n) for n in ("vip", "wholesale")]
+    region = await Region.create(name="EU", currency_code="eur", tax_rate=0)
+    discount = await create_discount(code="VIP", regions=[region.id], relations=("rule", "rule.conditions"), rule=RuleInput(
+        type="percentage", value=5, conditions=[ConditionInput(operator="in", resources={"customer_groups": [vip.id]})],
+    ))
+    condition_id = discount.rule.conditions.related_objects[0].id
+    r = await client.get(f"/admin/customer-groups?discount_condition_id={condition_id}", headers=admin_headers)
+    assert r.status_code == 200
+    assert [g["name"] for g in r.json()["customer_groups"]] == ["vip"] and r.json()["count"] == 1
