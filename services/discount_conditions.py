@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tortoise.models import Model
 
 from models import (
-    CustomerGroup, Discount, DiscountCondition, Product, ProductCollection, ProductTag, ProductType,
+    CustomerGroup, Discount, DiscountCondition, DiscountRule, Product, ProductCollection, ProductTag, ProductType,
 )
 from models.discount import CONDITION_TYPES, OPERATORS
 from services.db import atomic
@@ -80,19 +80,21 @@ async def upsert_condition(rule_id: str, data: ConditionInput, discount_id: str)
     kind = data.kind()
     targets = await _targets(kind, data.resources[kind])
     async with atomic():
+        # One change to a rule's conditions at a time: the duplicate check below must hold under races.
+        await DiscountRule.select_for_update().get(id=rule_id)
         if data.id:
             condition = await DiscountCondition.get_or_none(id=data.id)
             if condition is None:
                 raise NotFound(f"DiscountCondition with id {data.id} was not found")
             if condition.discount_rule_id != rule_id:
                 raise condition_not_owned(data.id, discount_id)
+            if kind != condition.type:
+                raise InvalidData(f"Condition with id {data.id} holds {condition.type}, not {kind}")
             if data.operator is not None and data.operator != condition.operator:
                 _check_operator(data.operator)
                 await _refuse_duplicate(rule_id, condition.type, data.operator, exclude=condition.id)
                 condition.operator = data.operator
                 await condition.save(update_fields=["operator", "updated_at"])
-            if kind != condition.type:
-                raise InvalidData(f"Condition with id {data.id} holds {condition.type}, not {kind}")
             relation = _relation(condition, kind)
             await relation.clear()
             await relation.add(*targets)
@@ -151,6 +153,8 @@ async def add_resources(condition: DiscountCondition, ids: list[str]) -> None:
         raise InvalidData(MISSING_RESOURCES)
     targets = await _targets(condition.type, ids)
     async with atomic():
+        # Simultaneous adds take turns, so each sees the links the others made.
+        await DiscountCondition.select_for_update().get(id=condition.id)
         relation = _relation(condition, condition.type)
         present = {r.id for r in await relation.all().only("id")}
         fresh = [t for t in targets if t.id not in present]

@@ -217,8 +217,10 @@ async def update_discount(
                             ("valid_duration", valid_duration), ("usage_limit", usage_limit)):
             if value is not KEEP:
                 changes[name] = value
-        # The window is checked against what the discount will hold (Medusa compares the stored start).
-        _check_window(changes.get("starts_at", discount.starts_at), changes.get("ends_at", discount.ends_at))
+        # A sent bound is checked against what the discount will hold (Medusa compares the stored
+        # start); an update that sends neither leaves a window alone, as create accepted it.
+        if "starts_at" in changes or "ends_at" in changes:
+            _check_window(changes.get("starts_at", discount.starts_at), changes.get("ends_at", discount.ends_at))
         _check_duration(changes.get("valid_duration"))
         _check_usage_limit(changes.get("usage_limit"))
         if metadata is not None:
@@ -226,7 +228,8 @@ async def update_discount(
         if rule is not None:
             await _update_rule(discount, stored_rule, rule)
         if regions is not KEEP:
-            found = await _regions(regions, stored_rule.type)
+            # An empty list clears the regions (as Medusa v1 and removing the last region do).
+            found = await _regions(regions, stored_rule.type) if regions else []
             await discount.regions.clear()
             await discount.regions.add(*found)
         if changes:
@@ -309,6 +312,9 @@ async def delete_dynamic_code(parent_id: str, code: str, relations: tuple[str, .
 
 async def add_region(discount_id: str, region_id: str, relations: tuple[str, ...] = ()) -> Discount:
     async with atomic():
+        # Simultaneous adds take turns: a fixed discount must end with one region, and a region once.
+        if len(discount_id) <= 64:
+            await _live().select_for_update().get_or_none(id=discount_id)
         discount = await get_discount(discount_id, ("rule", "regions"))
         attached = [r.id for r in discount.regions]
         if region_id not in attached:

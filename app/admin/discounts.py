@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import unquote
 
-from pydantic import model_validator
+from pydantic import BeforeValidator, Field, model_validator
 from sanic import Blueprint, Request
 
 from app.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
@@ -17,6 +18,7 @@ from services import discount_conditions as conditions
 from services import discounts
 from services.discount_conditions import ConditionInput
 from services.discounts import DiscountFilter, RuleInput
+from services.errors import InvalidData
 
 bp = Blueprint("admin_discounts", url_prefix="/discounts")
 
@@ -48,6 +50,8 @@ LIST = QuerySpec(
     filters=ListFilters, default_limit=20,
 )
 ONE = LIST.one(filters=None)
+# Medusa's default columns of a condition (no metadata, no deleted_at) when `fields` is not sent.
+CONDITION_FIELDS = frozenset(("id", "type", "operator", "discount_rule_id", "created_at", "updated_at"))
 CONDITION = QuerySpec(
     columns=COLUMNS[DiscountCondition], default_relations=("discount_rule",),
     allowed_relations=("discount_rule", *_CONDITION_RELATIONS, "products.profiles"), is_list=False,
@@ -68,8 +72,6 @@ class _Resources(Body):
         present = [n for n in ("products", "product_types", "product_collections", "product_tags",
                                "customer_groups") if getattr(self, n) is not None]
         if len(present) > 1:
-            from services.errors import InvalidData
-
             raise InvalidData(", ".join(f"Only one of {a}, {b} is allowed" for a in present for b in present if a != b))
         return self
 
@@ -93,9 +95,10 @@ class ConditionChange(_Resources):
 
 
 class NewRule(Body):
-    type: str
+    # Any value: the service refuses what is not one of its kinds with Medusa's own message.
+    type: Any = None
     value: int
-    allocation: str | None = None
+    allocation: Any = None
     description: str | None = None
     conditions: list[NewCondition] = []
 
@@ -103,15 +106,30 @@ class NewRule(Body):
 class RuleChange(Body):
     id: NonEmptyStr
     value: int | None = None
-    allocation: str | None = None
+    allocation: Any = None
     description: str | None = None
     conditions: list[ConditionChange] = []
+
+
+def _region_ids(value: Any) -> Any:
+    """Medusa's wording (IsString each, then IsArray), also for an absent `regions`."""
+    problems = []
+    if not all(isinstance(v, str) for v in (value if isinstance(value, list) else [value])):
+        problems.append("each value in regions must be a string")
+    if not isinstance(value, list):
+        problems.append("regions must be an array")
+    if problems:
+        raise InvalidData(", ".join(problems))
+    return value
+
+
+RegionIds = Annotated[list[str], BeforeValidator(_region_ids)]
 
 
 class NewDiscount(Body):
     code: NonEmptyStr
     rule: NewRule
-    regions: list[str]
+    regions: RegionIds = Field(default=None, validate_default=True)  # absent: Medusa's two messages
     is_dynamic: bool = False
     is_disabled: bool = False
     starts_at: DateTime | None = None
@@ -130,7 +148,7 @@ class DiscountChange(Body):
     ends_at: DateTime | None = None
     valid_duration: str | None = None
     usage_limit: int | None = None
-    regions: list[str] = None  # type: ignore[assignment]
+    regions: RegionIds = None  # type: ignore[assignment]
     metadata: dict[str, Any] | None = None
 
 
@@ -190,10 +208,12 @@ async def create(request: Request):
     return _one(await discounts.create_discount(**fields, rule=_rule_input(body.rule), relations=q.relations), q)
 
 
+# A code may hold spaces or `%`: it arrives percent-encoded. Sanic's route-level `unquote=True` is
+# not applied to these routes (sanic-routing only passes it to path nodes created after it is seen).
 @bp.get("/code/<code:str>")
 async def get_by_code(request: Request, code: str):
     q = parse_query(request.query_string, ONE)
-    return _one(await discounts.get_discount_by_code(code, q.relations), q)
+    return _one(await discounts.get_discount_by_code(unquote(code), q.relations), q)
 
 
 @bp.get("/<discount_id:str>")
@@ -233,7 +253,7 @@ async def get_condition(request: Request, discount_id: str, condition_id: str):
     discount = await discounts.get_discount(discount_id)
     q = parse_query(request.query_string, CONDITION)
     condition = await conditions.get_owned_condition(discount, condition_id, q.relations)
-    return json({"discount_condition": dump_many([condition], q.relations, q.fields)[0]})
+    return json({"discount_condition": dump_many([condition], q.relations, q.fields or CONDITION_FIELDS)[0]})
 
 
 @bp.post("/<discount_id:str>/conditions/<condition_id:str>")
@@ -286,7 +306,7 @@ async def create_dynamic_code(request: Request, discount_id: str):
 
 @bp.delete("/<discount_id:str>/dynamic-codes/<code:str>")
 async def delete_dynamic_code(request: Request, discount_id: str, code: str):
-    return _one(await discounts.delete_dynamic_code(discount_id, code, DEFAULT_RELATIONS))
+    return _one(await discounts.delete_dynamic_code(discount_id, unquote(code), DEFAULT_RELATIONS))
 
 
 @bp.post("/<discount_id:str>/regions/<region_id:str>")
