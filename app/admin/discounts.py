@@ -276,24 +276,24 @@ async def delete_condition(request: Request, discount_id: str, condition_id: str
                  "discount": _dump(discount, q)})
 
 
-@bp.post("/<discount_id:str>/conditions/<condition_id:str>/batch")
-async def add_resources(request: Request, discount_id: str, condition_id: str):
+async def _change_resources(request: Request, discount_id: str, condition_id: str, change):
+    """Batch add or remove: ownership first, then the query, then the body (Medusa's order)."""
     discount = await discounts.get_discount(discount_id)
     condition = await conditions.get_owned_condition(discount, condition_id)
     q = parse_query(request.query_string, ONE)
     body = parse_body(request, ResourceBatch)
-    await conditions.add_resources(condition, body.ids())
+    await change(condition, body.ids())
     return _one(await discounts.get_discount(discount_id, q.relations), q)
+
+
+@bp.post("/<discount_id:str>/conditions/<condition_id:str>/batch")
+async def add_resources(request: Request, discount_id: str, condition_id: str):
+    return await _change_resources(request, discount_id, condition_id, conditions.add_resources)
 
 
 @bp.delete("/<discount_id:str>/conditions/<condition_id:str>/batch")
 async def remove_resources(request: Request, discount_id: str, condition_id: str):
-    discount = await discounts.get_discount(discount_id)
-    condition = await conditions.get_owned_condition(discount, condition_id)
-    q = parse_query(request.query_string, ONE)
-    body = parse_body(request, ResourceBatch)
-    await conditions.remove_resources(condition, body.ids())
-    return _one(await discounts.get_discount(discount_id, q.relations), q)
+    return await _change_resources(request, discount_id, condition_id, conditions.remove_resources)
 
 
 # ---------------------------------------------------------------- dynamic codes and regions
