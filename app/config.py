@@ -63,6 +63,16 @@ class Settings:
     scheduler_interval_seconds: float = 15.0
     auth_cache_seconds: float = 5.0  # how long a verified admin JWT and its user are remembered
     file_storage_dir: str = "uploads"  # local file storage (uploads, exports) of the embedded default
+    batch_job_lease_seconds: float = 120.0  # a batch job whose run has not reported this long is resumed
+    max_upload_bytes: int = 100_000_000  # one POST /admin/uploads request (import CSVs can be large)
+    backend_url: str | None = None  # base of file URLs; None: the scheme and host of the request
+    download_url_seconds: int = 900  # lifetime of a signed download URL
+    s3_bucket: str | None = None  # set: files live in this S3-compatible bucket instead of file_storage_dir
+    s3_endpoint_url: str | None = None  # None: AWS itself
+    s3_region: str | None = None
+    s3_access_key_id: str | None = None  # both None: boto3's own chain (environment, instance role)
+    s3_secret_access_key: str | None = None
+    s3_public_url: str | None = None  # base URL where the bucket's uploads/ are public (a CDN, say)
 
     @property
     def production(self) -> bool:
@@ -101,6 +111,16 @@ class Settings:
             job_lease_seconds=_number(e, "JOB_LEASE_SECONDS", cls.job_lease_seconds, float),
             auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
             file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
+            batch_job_lease_seconds=_number(e, "BATCH_JOB_LEASE_SECONDS", cls.batch_job_lease_seconds, float),
+            max_upload_bytes=_number(e, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
+            backend_url=(e.get("BACKEND_URL") or "").rstrip("/") or None,
+            download_url_seconds=_number(e, "DOWNLOAD_URL_SECONDS", cls.download_url_seconds),
+            s3_bucket=e.get("S3_BUCKET") or None,
+            s3_endpoint_url=e.get("S3_ENDPOINT_URL") or None,
+            s3_region=e.get("S3_REGION") or None,
+            s3_access_key_id=e.get("S3_ACCESS_KEY_ID") or None,
+            s3_secret_access_key=e.get("S3_SECRET_ACCESS_KEY") or None,
+            s3_public_url=(e.get("S3_PUBLIC_URL") or "").rstrip("/") or None,
             scheduler_interval_seconds=_number(
                 e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),
@@ -124,6 +144,23 @@ class Settings:
             raise ConfigError("COOKIE_SAMESITE must be Lax, Strict or None")
         if self.cookie_samesite == "None" and not self.cookie_secure:
             raise ConfigError("COOKIE_SAMESITE=None needs COOKIE_SECURE=true (browsers drop it otherwise)")
+        self._check_files()
+
+    def _check_files(self) -> None:
+        if self.max_upload_bytes <= 0 or self.download_url_seconds <= 0:
+            raise ConfigError("MAX_UPLOAD_BYTES and DOWNLOAD_URL_SECONDS must be positive")
+        s3_named = [n for n, v in (
+            ("S3_ENDPOINT_URL", self.s3_endpoint_url), ("S3_REGION", self.s3_region),
+            ("S3_ACCESS_KEY_ID", self.s3_access_key_id), ("S3_SECRET_ACCESS_KEY", self.s3_secret_access_key),
+            ("S3_PUBLIC_URL", self.s3_public_url),
+        ) if v]
+        if s3_named and not self.s3_bucket:
+            # Without the bucket the files would silently stay on this machine's disk.
+            raise ConfigError(f"{', '.join(s3_named)} given without S3_BUCKET")
+        if bool(self.s3_access_key_id) != bool(self.s3_secret_access_key):
+            raise ConfigError("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together")
+        if self.production and self.s3_bucket and (self.s3_endpoint_url or "https://").startswith("http://"):
+            raise ConfigError("COMMERCE_ENV=production refuses a plain http:// S3_ENDPOINT_URL (keys and files in clear)")
 
     def tortoise_config(self) -> dict:
         return tortoise_config(self.database_url)

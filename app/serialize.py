@@ -9,9 +9,11 @@ from tortoise.fields.relational import ManyToManyRelation, ReverseRelation
 from tortoise.models import Model
 
 from models import (
-    Address, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
+    Address, BatchJob, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
     FulfillmentProvider, GiftCard, Image, MoneyAmount,
     OAuthApp,
+    Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
+    ShippingOption, ShippingOptionRequirement, TaxRate,
     PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
     ProductType, ProductVariant, Region, SalesChannel, ShippingProfile, TaxProvider, User,
 )
@@ -24,6 +26,10 @@ _ENTITY = ("metadata",) + _TS
 # The columns each resource shows, in Medusa v1's order. One table for the whole API.
 COLUMNS: dict[type[Model], tuple[str, ...]] = {
     User: ("id", "email", "first_name", "last_name", "role", "api_token") + _ENTITY,
+    BatchJob: (
+        "id", "type", "created_by", "context", "result", "dry_run", "created_at", "updated_at", "deleted_at",
+        "pre_processed_at", "processing_at", "confirmed_at", "completed_at", "canceled_at", "failed_at",
+    ),
     Customer: (
         "id", "email", "first_name", "last_name", "billing_address_id", "phone", "has_account",
     ) + _ENTITY,
@@ -74,6 +80,37 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
         "id", "currency_code", "amount", "min_quantity", "max_quantity", "price_list_id", "region_id",
         "created_at", "updated_at", "deleted_at", "variant_id",
     ),
+    # Carts (reference store §0.6). Swaps, claims, returns and order edits do not exist here:
+    # their keys are shown, always null, because Medusa's clients expect them.
+    Cart: (
+        "id", "email", "billing_address_id", "shipping_address_id", "region_id", "customer_id", "payment_id",
+        "type", "completed_at", "payment_authorized_at", "idempotency_key", "context", "metadata",
+        "sales_channel_id", "created_at", "updated_at", "deleted_at",
+    ),
+    LineItem: (
+        "id", "cart_id", "order_id", "swap_id", "claim_order_id", "original_item_id", "order_edit_id", "title",
+        "description", "thumbnail", "is_return", "is_giftcard", "should_merge", "allow_discounts", "has_shipping",
+        "unit_price", "variant_id", "quantity", "fulfilled_quantity", "returned_quantity", "shipped_quantity",
+        "metadata", "created_at", "updated_at",
+    ),
+    LineItemAdjustment: ("id", "item_id", "description", "discount_id", "amount", "metadata"),
+    LineItemTaxLine: ("id", "rate", "name", "code", "created_at", "updated_at", "metadata", "item_id"),
+    ShippingMethod: (
+        "id", "shipping_option_id", "order_id", "claim_order_id", "cart_id", "swap_id", "return_id", "price", "data",
+    ),
+    ShippingMethodTaxLine: (
+        "id", "rate", "name", "code", "created_at", "updated_at", "metadata", "shipping_method_id",
+    ),
+    PaymentSession: (
+        "id", "cart_id", "provider_id", "is_selected", "is_initiated", "status", "data", "created_at", "updated_at",
+        "idempotency_key", "payment_authorized_at", "amount",
+    ),
+    ShippingOption: (
+        "id", "name", "region_id", "profile_id", "provider_id", "price_type", "amount", "is_return", "admin_only",
+        "data", "metadata", "created_at", "updated_at", "deleted_at",
+    ),
+    ShippingOptionRequirement: ("id", "shipping_option_id", "type", "amount", "deleted_at"),
+    TaxRate: ("id", "rate", "code", "name", "region_id", "created_at", "updated_at", "metadata"),
 }
 
 # Relations stored under another attribute, and those that the API shows as a list.

@@ -14,10 +14,12 @@ from app.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
 from app.cors import cors_headers
 from app.errors import JsonErrorHandler
+from app.files import bp as files_bp
 from app.responses import text
 from app.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
 from app.store import store
 from app.validation import refuse_nul_characters
+from services import files
 
 __all__ = ["create_app"]
 
@@ -36,10 +38,18 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.ctx.recent_admins = RecentAdminUsers(settings.auth_cache_seconds)
     app.blueprint(admin)
     app.blueprint(store)
+    app.blueprint(files_bp)
+    files.configure(settings)  # the web process's file storage (uploads, exports)
 
     @app.get("/health")
     async def health(request: Request):
         return text("OK")
+
+    # Every path parameter arrives percent-decoded (`%20` in a code, `%40` in an email). Set on
+    # each route: sanic-routing otherwise lets a node inherit `unquote` from whichever routes it
+    # met first, so decoding would depend on the order blueprints happen to register in.
+    for route in app.router.routes:
+        route.unquote = True
 
     @app.on_request
     async def admin_gate(request: Request):

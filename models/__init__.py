@@ -1,6 +1,10 @@
 """Tortoise ORM models, one module per aggregate."""
 
 from models.apps import OAuthApp
+from models.batch_job import BatchJob
+from models.cart import (
+    Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
+)
 from models.collection import ProductCollection
 from models.customer import Address, Customer, CustomerGroup
 from models.discount import Discount, DiscountCondition, DiscountRule
@@ -19,7 +23,8 @@ from models.store import Currency, Store
 from models.user import User
 
 __models__ = [
-    Address, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
+    Address, BatchJob, Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod,
+    ShippingMethodTaxLine, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
     FulfillmentProvider, GiftCard, IdempotencyKey, Image,
     Job, MoneyAmount, OAuthApp, PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue,
     ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,

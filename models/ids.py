@@ -33,6 +33,13 @@ PREFIXES = {
     "discount": "disc",
     "discount_rule": "dru",
     "discount_condition": "discon",
+    "cart": "cart",
+    "line_item": "item",
+    "line_item_adjustment": "lia",
+    "line_item_tax_line": "litl",
+    "shipping_method": "sm",
+    "shipping_method_tax_line": "smtl",
+    "payment_session": "ps",
 }
 
 

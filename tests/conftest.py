@@ -27,6 +27,7 @@ import pytest  # noqa: E402
 from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
+from services import files  # noqa: E402
 from workers.broker import load_actors, setup_broker  # noqa: E402
 
 BACKEND = os.environ.get("TEST_BACKEND", "sqlite")
@@ -49,6 +50,9 @@ def _settings() -> Settings:
 
 
 SETTINGS = _settings()
+# Stored files (uploads, imports, exports) go to a directory of this session, never ./uploads.
+SETTINGS = replace(SETTINGS, file_storage_dir=tempfile.mkdtemp(prefix="commerce-test-files-"))
+files.configure(SETTINGS)
 BROKER = setup_broker(SETTINGS)
 load_actors()
 
@@ -239,3 +243,36 @@ async def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
         if loop.time() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
         await asyncio.sleep(interval)
+
+
+# ---------------------------------------------------------------- an S3-compatible server
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint():
+    """moto's S3 server in a subprocess on a free port (started once, only for tests that ask):
+    a stand-in for the external provider, spoken to over real HTTP by the real client."""
+    import subprocess
+    import sys
+    import time
+
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("moto's S3 server did not start")
+            time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

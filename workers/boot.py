@@ -8,6 +8,7 @@ from dramatiq.asyncio import get_event_loop_thread
 from tortoise import Tortoise
 
 from app.config import Settings
+from services import files
 from workers.broker import load_actors, setup_broker
 from workers.logs import configure_logging
 
@@ -30,6 +31,7 @@ class TortoiseInit(Middleware):
 
 configure_logging()
 settings = Settings.from_env()
+files.configure(settings)  # the worker process's file storage (imports, exports)
 broker = setup_broker(settings)
 broker.add_middleware(TortoiseInit(settings))
 load_actors()

@@ -24,6 +24,7 @@ from pathlib import Path
 from tortoise import Tortoise
 
 from app.config import ConfigError, Settings
+from services import files
 from workers.logs import configure_logging
 
 DEMO_SEED = Path(__file__).with_name("demo") / "seed.json"
@@ -149,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
         settings = Settings.from_env()
     except ConfigError as e:
         sys.exit(f"configuration error: {e}")
+    files.configure(settings)  # for every command that reads or writes stored files
     cmd = args.command
     if cmd == "migrate":
         asyncio.run(migrate(settings))

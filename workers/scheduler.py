@@ -1,7 +1,8 @@
 """`commerce scheduler`: one APScheduler process (or, embedded, a scheduler on the web loop).
 
-Its first job re-sends outbox rows that never reached a worker; the others ask for maintenance
-actors through the outbox. Every job is a catch-up sweep, so a missed tick loses nothing.
+Its first job re-sends outbox rows that never reached a worker; the next resumes (or fails)
+batch jobs whose worker stopped reporting; the others ask for maintenance actors through the
+outbox. Every job is a catch-up sweep, so a missed tick loses nothing.
 Run exactly one scheduler per deployment.
 """
 
@@ -18,8 +19,9 @@ from tortoise import Tortoise
 
 from app.config import Settings
 from jobs import outbox
+from services.batch_jobs import resume_stalled
 
-__all__ = ["build_scheduler", "run_scheduler", "sweep_outbox", "ask_for_maintenance"]
+__all__ = ["build_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "ask_for_maintenance"]
 
 log = logging.getLogger("commerce.scheduler")
 
@@ -28,6 +30,13 @@ MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs")
 
 async def sweep_outbox(settings: Settings) -> int:
     return await outbox.resend_stale(settings.outbox_grace_seconds, settings.job_lease_seconds)
+
+
+async def sweep_batch_jobs(settings: Settings) -> dict[str, int]:
+    counts = await resume_stalled(settings.batch_job_lease_seconds)
+    if any(counts.values()):
+        log.info("batch job sweep: %d resumed, %d failed", counts["resumed"], counts["failed"])
+    return counts
 
 
 async def ask_for_maintenance() -> None:
@@ -42,6 +51,10 @@ def build_scheduler(settings: Settings) -> AsyncIOScheduler:
     scheduler.add_job(
         sweep_outbox, IntervalTrigger(seconds=settings.scheduler_interval_seconds), args=[settings],
         id="outbox", next_run_time=now + timedelta(seconds=1), **common,
+    )
+    scheduler.add_job(
+        sweep_batch_jobs, IntervalTrigger(seconds=settings.scheduler_interval_seconds), args=[settings],
+        id="batch_jobs", next_run_time=now + timedelta(seconds=2), **common,
     )
     scheduler.add_job(
         ask_for_maintenance, IntervalTrigger(hours=1), id="maintenance",

@@ -2,11 +2,15 @@
 
 from sanic import Blueprint
 
-from app.admin import apps, auth, collections, currencies, customer_groups, customers, discounts, gift_cards
+from app.admin import (
+    apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts, gift_cards,
+    products, uploads,
+)
 
 __all__ = ["admin"]
 
 admin = Blueprint.group(
-    auth.bp, apps.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp, gift_cards.bp,
+    auth.bp, apps.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp, gift_cards.bp,
+    products.bp, uploads.bp,
     url_prefix="/admin",
 )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from urllib.parse import unquote
 
 from pydantic import BeforeValidator, Field, model_validator
 from sanic import Blueprint, Request
@@ -208,12 +207,10 @@ async def create(request: Request):
     return _one(await discounts.create_discount(**fields, rule=_rule_input(body.rule), relations=q.relations), q)
 
 
-# A code may hold spaces or `%`: it arrives percent-encoded. Sanic's route-level `unquote=True` is
-# not applied to these routes (sanic-routing only passes it to path nodes created after it is seen).
 @bp.get("/code/<code:str>")
 async def get_by_code(request: Request, code: str):
     q = parse_query(request.query_string, ONE)
-    return _one(await discounts.get_discount_by_code(unquote(code), q.relations), q)
+    return _one(await discounts.get_discount_by_code(code, q.relations), q)
 
 
 @bp.get("/<discount_id:str>")
@@ -306,7 +303,7 @@ async def create_dynamic_code(request: Request, discount_id: str):
 
 @bp.delete("/<discount_id:str>/dynamic-codes/<code:str>")
 async def delete_dynamic_code(request: Request, discount_id: str, code: str):
-    return _one(await discounts.delete_dynamic_code(discount_id, unquote(code), DEFAULT_RELATIONS))
+    return _one(await discounts.delete_dynamic_code(discount_id, code, DEFAULT_RELATIONS))
 
 
 @bp.post("/<discount_id:str>/regions/<region_id:str>")

@@ -3,6 +3,10 @@
 Keys are relative paths chosen by the service (`uploads/<ulid>-name.csv`, `exports/...`); a key never
 comes from a client unchecked. The embedded default stores under a local directory; other
 implementations (an S3-compatible store) are chosen by configuration in `storage_for(settings)`.
+
+An implementation whose files can be fetched without us may also offer `public_url(key)` (None
+when it has no public address) and `signed_url(key, seconds, filename)`; without them the web
+tier serves the files itself (services/uploads.py).
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ _current: FileStorage | None = None
 
 
 def storage_for(settings) -> FileStorage:
+    """An S3-compatible bucket when S3_BUCKET is set, else the local directory."""
+    if getattr(settings, "s3_bucket", None):
+        from services.files.s3 import S3FileStorage
+
+        return S3FileStorage.from_settings(settings)
     from services.files.local import LocalFileStorage
 
     return LocalFileStorage(settings.file_storage_dir)

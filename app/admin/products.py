@@ -1,0 +1,78 @@
+"""Admin product reads: `GET /admin/products`, `GET /admin/products/{id}` (reference extra §5).
+Every status, soft-deleted products on request, variants with their base prices."""
+
+from sanic import Blueprint, Request
+
+from app.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
+from app.responses import json
+from app.serialize import COLUMNS, dump, relation_tree
+from models import MoneyAmount, Product, ProductVariant
+from services.products import AdminProductFilter, PricedProducts, get_admin_product, list_admin_products
+
+bp = Blueprint("admin_products", url_prefix="/products")
+
+RELATIONS = (
+    "variants", "variants.prices", "variants.options", "profiles", "images", "options", "options.values",
+    "tags", "type", "collection", "sales_channels",
+)
+# Medusa v1 lets any column through to the ORM (an unknown one is a 500); these are its columns.
+ORDER = tuple(c for c in COLUMNS[Product] if c != "metadata")
+
+
+class ListFilters(Filters):
+    # `category_id` and `include_category_children` exist only with the product_categories flag,
+    # which is off in Medusa v1.20 as here: they are unknown keys.
+    q: str | None = None
+    id: StrList = []
+    status: StrList = []
+    price_list_id: StrList = []
+    collection_id: StrList = []
+    tags: StrList = []
+    title: str | None = None
+    description: str | None = None
+    handle: str | None = None
+    is_giftcard: BoolStr = None
+    type_id: StrList = []
+    sales_channel_id: StrList = []
+    discount_condition_id: str | None = None
+    created_at: DateComparison | None = None
+    updated_at: DateComparison | None = None
+    deleted_at: DateComparison | None = None
+
+
+LIST = QuerySpec(
+    columns=COLUMNS[Product], default_relations=RELATIONS, allowed_relations=RELATIONS, allowed_order=ORDER,
+    filters=ListFilters, default_limit=50,
+)
+GET = LIST.one(filters=None)
+
+
+def _dump(priced: PricedProducts, relations: tuple[str, ...], fields) -> list[dict]:
+    def extra(obj, out: dict) -> None:
+        if isinstance(obj, MoneyAmount):
+            out["price_list"] = None
+        elif isinstance(obj, ProductVariant) and obj.id in priced.prices:
+            keys = dict(priced.prices[obj.id])
+            keys["prices"] = [dump(p, extra=extra) for p in keys["prices"]]
+            out.update(keys)
+        elif isinstance(obj, Product) and "profiles" in out:
+            out["profile"] = out["profiles"][-1] if out["profiles"] else None  # Medusa's single-profile getter
+
+    tree = relation_tree(relations)
+    return [dump(p, tree, fields, extra) for p in priced.products]
+
+
+@bp.get("")
+async def list_(request: Request):
+    q = parse_query(request.query_string, LIST)
+    filters = AdminProductFilter(**q.filters.plain(), **q.filters.comparisons())
+    priced = await list_admin_products(filters, q.find())
+    return json({"products": _dump(priced, q.relations, q.fields), "count": priced.count,
+                 "offset": q.offset, "limit": q.limit})
+
+
+@bp.get("/<product_id:str>")
+async def get(request: Request, product_id: str):
+    q = parse_query(request.query_string, GET)
+    priced = await get_admin_product(product_id, q.relations)
+    return json({"product": _dump(priced, q.relations, q.fields)[0]})
