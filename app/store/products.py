@@ -5,9 +5,10 @@ from sanic import Blueprint, Request
 
 from app.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.responses import json
-from app.serialize import COLUMNS, dump, relation_tree
-from models import MoneyAmount, Product, ProductVariant
-from services.products import PricedProducts, StoreProductFilter, get_store_product, list_store_products
+from app.product_json import dump_products
+from app.serialize import COLUMNS
+from models import Product
+from services.products import StoreProductFilter, get_store_product, list_store_products
 
 bp = Blueprint("store_products", url_prefix="/products")
 
@@ -49,25 +50,12 @@ LIST = QuerySpec(
 GET = LIST.one(filters=GetFilters)
 
 
-def _dump(priced: PricedProducts, relations: tuple[str, ...], fields) -> list[dict]:
-    def extra(obj, out: dict) -> None:
-        if isinstance(obj, MoneyAmount):
-            out["price_list"] = None
-        elif isinstance(obj, ProductVariant) and obj.id in priced.prices:
-            keys = dict(priced.prices[obj.id])
-            keys["prices"] = [dump(p, extra=extra) for p in keys["prices"]]
-            out.update(keys)
-
-    tree = relation_tree(relations)
-    return [dump(p, tree, fields, extra) for p in priced.products]
-
-
 @bp.get("")
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     filters = StoreProductFilter(**q.filters.plain(), **q.filters.comparisons())
     priced = await list_store_products(filters, q.find())
-    return json({"products": _dump(priced, q.relations, q.fields), "count": priced.count,
+    return json({"products": dump_products(priced, q.relations, q.fields), "count": priced.count,
                  "offset": q.offset, "limit": q.limit})
 
 
@@ -75,4 +63,4 @@ async def list_(request: Request):
 async def get(request: Request, product_id: str):
     q = parse_query(request.query_string, GET)
     priced = await get_store_product(product_id, q.relations, q.filters.region_id, q.filters.currency_code)
-    return json({"product": _dump(priced, q.relations, q.fields)[0]})
+    return json({"product": dump_products(priced, q.relations, q.fields)[0]})
