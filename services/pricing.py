@@ -10,7 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from models import MoneyAmount, ProductVariant, Region, TaxRate
 
-__all__ = ["PriceContext", "decorate_variants", "tax_on", "tax_rates_for_products"]
+__all__ = ["PriceContext", "decorate_variants", "tax_on", "tax_rates_for_products", "unit_price"]
 
 
 @dataclass(frozen=True)
@@ -44,11 +44,28 @@ def _plain(p: MoneyAmount) -> bool:
     return p.price_list_id is None and p.min_quantity is None and p.max_quantity is None
 
 
+def _in_context(prices: list[MoneyAmount], ctx: PriceContext) -> list[MoneyAmount]:
+    region_id, currency = (ctx.region.id if ctx.region else None), ctx.currency
+    return [p for p in prices if (region_id and p.region_id == region_id) or p.currency_code == currency]
+
+
+def unit_price(prices: list[MoneyAmount], ctx: PriceContext, quantity: int) -> int | None:
+    """The price of one unit (minor units) when `quantity` units are bought (reference store §2.0):
+    the lowest of the variant's `prices` for the region or its currency whose quantity bounds admit
+    `quantity`; None when there is none. The rule the product pages show, with a quantity."""
+    fitting = [
+        p.amount for p in _in_context(prices, ctx)
+        if (p.min_quantity is None or p.min_quantity <= quantity)
+        and (p.max_quantity is None or p.max_quantity >= quantity)
+    ]
+    return min(fitting) if fitting else None
+
+
 def _choose(variant: ProductVariant, ctx: PriceContext) -> tuple[list[MoneyAmount], int | None, int | None]:
     prices = list(variant.prices.related_objects)
     region_id, currency = (ctx.region.id if ctx.region else None), ctx.currency
     if region_id or currency:
-        prices = [p for p in prices if (region_id and p.region_id == region_id) or p.currency_code == currency]
+        prices = _in_context(prices, ctx)
     else:
         return prices, None, None
     original = next((p for p in prices if region_id and p.region_id == region_id and _plain(p)), None)

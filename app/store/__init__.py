@@ -2,8 +2,10 @@
 
 from sanic import Blueprint
 
-from app.store import auth, collections, gift_cards, products, regions
+from app.store import auth, carts, collections, gift_cards, products, regions, shipping_options
 
 __all__ = ["store"]
 
-store = Blueprint.group(auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, url_prefix="/store")
+store = Blueprint.group(
+    auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, carts.bp, shipping_options.bp, url_prefix="/store"
+)

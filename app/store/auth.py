@@ -39,7 +39,7 @@ async def sign_out(request: Request):
     return response
 
 
-@bp.get("/<email:str>", unquote=True)
+@bp.get("/<email:str>")
 async def email_exists(request: Request, email: str):
     return json({"exists": await account_exists(email)})
 

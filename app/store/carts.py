@@ -1,0 +1,181 @@
+"""Store carts: `/store/carts` create, get, update, line items, discounts and shipping methods
+(reference store §1.2). Every route answers `{cart}` (app/cart_json.py); only the get honours
+`expand` and `fields`, but every route refuses other query keys, as Medusa v1 does."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+from sanic import Blueprint, Request
+
+from app.auth import customer_id
+from app.cart_json import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart_json
+from app.query import ParsedQuery, QuerySpec, parse_qs, parse_query
+from app.responses import json
+from app.serialize import COLUMNS
+from app.validation import Body, Email, NonEmptyStr, parse_body
+from models import Cart
+from services.cart_discounts import remove_discount_code
+from services.cart_items import MAX_QUANTITY, NewLine, add_line_item, delete_line_item, update_line_item
+from services.carts import CartChanges, NewCart, create_cart, get_cart, update_cart
+from services.errors import InvalidData
+from services.shipping import add_shipping_method
+
+bp = Blueprint("store_carts", url_prefix="/carts")
+
+QUERY = QuerySpec(
+    columns=COLUMNS[Cart], default_relations=DEFAULT_RELATIONS, allowed_relations=ALLOWED_RELATIONS,
+    extra_fields=("object", "payment_session") + TOTAL_KEYS, is_list=False,
+)
+
+Metadata = dict[str, Any]
+Quantity = Annotated[int, Field(le=MAX_QUANTITY)]
+
+
+def _query(request: Request) -> ParsedQuery:
+    """`expand` and `fields`, and nothing else (Medusa's FindParams: no paging on one cart)."""
+    others = [k for k in parse_qs(request.query_string) if k not in ("expand", "fields")]
+    if others:
+        raise InvalidData(", ".join(f"property {k} should not exist" for k in others))
+    return parse_query(request.query_string, QUERY)
+
+
+class NewItem(Body):
+    variant_id: NonEmptyStr
+    quantity: Quantity
+
+
+class NewCartBody(Body):
+    region_id: str | None = None
+    country_code: str | None = None
+    items: list[NewItem] | None = None
+    context: dict[str, Any] | None = None
+    sales_channel_id: str | None = None
+
+
+class AddressFields(Body):
+    first_name: str | None = None
+    last_name: str | None = None
+    phone: str | None = None
+    company: str | None = None
+    address_1: str | None = None
+    address_2: str | None = None
+    city: str | None = None
+    country_code: str | None = None
+    province: str | None = None
+    postal_code: str | None = None
+    metadata: Metadata | None = None
+
+
+class Code(Body):
+    code: str
+
+
+class CartChangesBody(Body):
+    # An absent key leaves that part alone; `shipping_address: null` clears the address.
+    region_id: str = None  # type: ignore[assignment]
+    country_code: str = None  # type: ignore[assignment]
+    email: Email = None  # type: ignore[assignment]
+    billing_address: AddressFields | NonEmptyStr | None = None
+    shipping_address: AddressFields | NonEmptyStr | None = None
+    gift_cards: list[Code] = None  # type: ignore[assignment]
+    discounts: list[Code] = None  # type: ignore[assignment]
+    customer_id: NonEmptyStr = None  # type: ignore[assignment]
+    context: dict[str, Any] = None  # type: ignore[assignment]
+    sales_channel_id: NonEmptyStr = None  # type: ignore[assignment]
+
+    def changes(self) -> CartChanges:
+        given = self.model_dump(exclude_unset=True)
+        for key in ("gift_cards", "discounts"):
+            if key in given:
+                given[key] = [c["code"] for c in given[key] or []]
+        for key in ("billing_address", "shipping_address"):
+            if isinstance(given.get(key), dict):  # only the fields sent, so the rest is kept
+                given[key] = getattr(self, key).model_dump(exclude_unset=True)
+        return CartChanges(**given)
+
+
+class NewLineItem(Body):
+    variant_id: NonEmptyStr
+    quantity: Quantity
+    metadata: Metadata | None = None
+
+
+class LineItemChanges(Body):
+    quantity: Quantity
+    metadata: Metadata | None = None
+
+
+class NewShippingMethod(Body):
+    option_id: NonEmptyStr
+    data: Metadata = {}
+
+
+def _request_context(request: Request) -> dict:
+    return {"ip": request.remote_addr or request.ip, "user_agent": request.headers.get("user-agent")}
+
+
+def _answer(view, q=None):
+    if q is None:
+        return json({"cart": cart_json(view)})
+    return json({"cart": cart_json(view, q.relations, q.fields)})
+
+
+@bp.post("")
+async def create(request: Request):
+    _query(request)
+    body = parse_body(request, NewCartBody)
+    new = NewCart(
+        region_id=body.region_id, country_code=body.country_code, context=body.context,
+        sales_channel_id=body.sales_channel_id,
+        items=[NewLine(i.variant_id, i.quantity) for i in body.items or []],
+    )
+    view = await create_cart(new, customer_id=await customer_id(request), request_context=_request_context(request))
+    return _answer(view)
+
+
+@bp.get("/<cart_id:str>")
+async def get(request: Request, cart_id: str):
+    q = _query(request)
+    return _answer(await get_cart(cart_id, customer_id=await customer_id(request)), q)
+
+
+@bp.post("/<cart_id:str>")
+async def update(request: Request, cart_id: str):
+    _query(request)
+    body = parse_body(request, CartChangesBody)
+    return _answer(await update_cart(cart_id, body.changes(), customer_id=await customer_id(request)))
+
+
+@bp.post("/<cart_id:str>/line-items")
+async def add_item(request: Request, cart_id: str):
+    _query(request)
+    body = parse_body(request, NewLineItem)
+    return _answer(await add_line_item(cart_id, NewLine(body.variant_id, body.quantity, body.metadata)))
+
+
+@bp.post("/<cart_id:str>/line-items/<line_id:str>")
+async def update_item(request: Request, cart_id: str, line_id: str):
+    _query(request)
+    body = parse_body(request, LineItemChanges)
+    return _answer(await update_line_item(cart_id, line_id, body.quantity, body.metadata))
+
+
+@bp.delete("/<cart_id:str>/line-items/<line_id:str>")
+async def delete_item(request: Request, cart_id: str, line_id: str):
+    _query(request)
+    return _answer(await delete_line_item(cart_id, line_id))
+
+
+@bp.delete("/<cart_id:str>/discounts/<code:str>")
+async def delete_discount(request: Request, cart_id: str, code: str):
+    _query(request)
+    return _answer(await remove_discount_code(cart_id, code))
+
+
+@bp.post("/<cart_id:str>/shipping-methods")
+async def add_method(request: Request, cart_id: str):
+    _query(request)
+    body = parse_body(request, NewShippingMethod)
+    return _answer(await add_shipping_method(cart_id, body.option_id, body.data))

@@ -1,0 +1,69 @@
+"""Store shipping options: `GET /store/shipping-options` and `GET /store/shipping-options/{cart_id}`
+(reference extra §4). Each option comes with its requirements, its price (`amount`) and the keys
+`tax_rates`, `tax_amount` and `price_incl_tax`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, ValidationError
+from pydantic_core import PydanticCustomError
+from sanic import Blueprint, Request
+
+from app.query import Filters, parse_qs
+from app.responses import json
+from app.serialize import dump
+from app.validation import messages_of
+from services.errors import InvalidData
+from services.shipping import PricedOption, cart_shipping_options, list_shipping_options
+
+bp = Blueprint("store_shipping_options", url_prefix="/shipping-options")
+
+
+def _boolean_string(value: Any) -> Any:
+    # Medusa v1 accepts `1` and `0` and then reads `1` as false; here `1` means true.
+    if value in ("true", "1"):
+        return True
+    if value in ("false", "0"):
+        return False
+    raise PydanticCustomError("bool", "must be a boolean string")
+
+
+class OptionFilters(Filters):
+    product_ids: str | None = None  # comma-separated product ids
+    region_id: str | None = None
+    is_return: Annotated[bool | None, BeforeValidator(_boolean_string)] = None
+
+
+def _filters(query_string: str) -> OptionFilters:
+    try:
+        return OptionFilters.model_validate(parse_qs(query_string))
+    except ValidationError as e:
+        raise InvalidData(", ".join(messages_of(e))) from None
+
+
+def _priced(options: list[PricedOption], relations: dict) -> list[dict]:
+    out = []
+    for priced in options:
+        data = dump(priced.option, relations)
+        data["amount"] = priced.amount
+        data["price_incl_tax"] = priced.price_incl_tax
+        data["tax_rates"] = [{"rate": t.rate, "name": t.name, "code": t.code} for t in priced.tax_rates]
+        data["tax_amount"] = priced.tax_amount
+        out.append(data)
+    return out
+
+
+@bp.get("")
+async def list_(request: Request):
+    f = _filters(request.query_string)
+    product_ids = [p for p in (f.product_ids or "").split(",") if p]
+    options = await list_shipping_options(f.region_id, f.is_return, product_ids)
+    return json({"shipping_options": _priced(options, {"requirements": {}})})
+
+
+@bp.get("/<cart_id:str>")
+async def for_cart(request: Request, cart_id: str):
+    # Medusa does not validate this route's query; it is ignored.
+    options = await cart_shipping_options(cart_id)
+    return json({"shipping_options": _priced(options, {"requirements": {}, "profile": {}})})
