@@ -2,10 +2,11 @@
 
 from sanic import Blueprint
 
-from app.store import auth, carts, collections, gift_cards, products, regions, shipping_options
+from app.store import auth, cart_payments, carts, collections, gift_cards, products, regions, shipping_options
 
 __all__ = ["store"]
 
 store = Blueprint.group(
-    auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, carts.bp, shipping_options.bp, url_prefix="/store"
+    auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, carts.bp, cart_payments.bp, shipping_options.bp,
+    url_prefix="/store",
 )

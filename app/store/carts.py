@@ -33,7 +33,7 @@ Metadata = dict[str, Any]
 Quantity = Annotated[int, Field(le=MAX_QUANTITY)]
 
 
-def _query(request: Request) -> ParsedQuery:
+def cart_query(request: Request) -> ParsedQuery:
     """`expand` and `fields`, and nothing else (Medusa's FindParams: no paging on one cart)."""
     others = [k for k in parse_qs(request.query_string) if k not in ("expand", "fields")]
     if others:
@@ -124,7 +124,7 @@ def _answer(view, q=None):
 
 @bp.post("")
 async def create(request: Request):
-    _query(request)
+    cart_query(request)
     body = parse_body(request, NewCartBody)
     new = NewCart(
         region_id=body.region_id, country_code=body.country_code, context=body.context,
@@ -137,45 +137,45 @@ async def create(request: Request):
 
 @bp.get("/<cart_id:str>")
 async def get(request: Request, cart_id: str):
-    q = _query(request)
+    q = cart_query(request)
     return _answer(await get_cart(cart_id, customer_id=await customer_id(request)), q)
 
 
 @bp.post("/<cart_id:str>")
 async def update(request: Request, cart_id: str):
-    _query(request)
+    cart_query(request)
     body = parse_body(request, CartChangesBody)
     return _answer(await update_cart(cart_id, body.changes(), customer_id=await customer_id(request)))
 
 
 @bp.post("/<cart_id:str>/line-items")
 async def add_item(request: Request, cart_id: str):
-    _query(request)
+    cart_query(request)
     body = parse_body(request, NewLineItem)
     return _answer(await add_line_item(cart_id, NewLine(body.variant_id, body.quantity, body.metadata)))
 
 
 @bp.post("/<cart_id:str>/line-items/<line_id:str>")
 async def update_item(request: Request, cart_id: str, line_id: str):
-    _query(request)
+    cart_query(request)
     body = parse_body(request, LineItemChanges)
     return _answer(await update_line_item(cart_id, line_id, body.quantity, body.metadata))
 
 
 @bp.delete("/<cart_id:str>/line-items/<line_id:str>")
 async def delete_item(request: Request, cart_id: str, line_id: str):
-    _query(request)
+    cart_query(request)
     return _answer(await delete_line_item(cart_id, line_id))
 
 
 @bp.delete("/<cart_id:str>/discounts/<code:str>")
 async def delete_discount(request: Request, cart_id: str, code: str):
-    _query(request)
+    cart_query(request)
     return _answer(await remove_discount_code(cart_id, code))
 
 
 @bp.post("/<cart_id:str>/shipping-methods")
 async def add_method(request: Request, cart_id: str):
-    _query(request)
+    cart_query(request)
     body = parse_body(request, NewShippingMethod)
     return _answer(await add_shipping_method(cart_id, body.option_id, body.data))

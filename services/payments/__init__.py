@@ -1,0 +1,70 @@
+"""Payment providers: the small interface a payment gateway implements, and the registry that
+names them by provider id (the `payment_provider` rows of a region point here).
+
+The built-in providers (`system`, `manual`) are real in-memory implementations: they keep no
+state outside the session row, and authorize at once, as Medusa v1's do. A real gateway
+implements the same five calls and registers itself with `register`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from models import Cart, PaymentSession
+from services.errors import NotFound
+
+__all__ = ["PaymentProvider", "register", "get_provider", "is_registered"]
+
+
+class PaymentProvider(Protocol):
+    """Amounts are minor units of the cart's region currency. `data` is the provider's own
+    opaque JSON, stored on the session."""
+
+    id: str
+
+    async def initiate(self, amount: int, cart: Cart) -> dict:
+        """Start a payment for `amount` on the gateway; answer the session's data."""
+
+    async def update_amount(self, session: PaymentSession, amount: int, cart: Cart) -> dict:
+        """The cart's total changed: the session's new data."""
+
+    async def update(self, data: dict, changes: dict) -> dict:
+        """The shopper's changes (e.g. a card token): what to merge into the session's data."""
+
+    async def authorize(self, session: PaymentSession) -> tuple[str, dict]:
+        """(status, data); status is one of authorized|pending|requires_more|error|canceled."""
+
+    async def delete(self, session: PaymentSession) -> None:
+        """Forget the gateway-side payment of an initiated session."""
+
+    async def retrieve(self, session: PaymentSession) -> dict:
+        """The gateway's current view of the payment."""
+
+
+_PROVIDERS: dict[str, PaymentProvider] = {}
+
+
+def register(provider: PaymentProvider) -> None:
+    _PROVIDERS[provider.id] = provider
+
+
+def is_registered(provider_id: str) -> bool:
+    return provider_id in _PROVIDERS
+
+
+def get_provider(provider_id: str) -> PaymentProvider:
+    provider = _PROVIDERS.get(provider_id)
+    if provider is None:
+        raise NotFound(f"Could not find a payment provider with id: {provider_id}")
+    return provider
+
+
+def _register_builtins() -> None:
+    from services.payments.manual import ManualProvider
+    from services.payments.system import SystemProvider
+
+    register(SystemProvider())
+    register(ManualProvider())
+
+
+_register_builtins()

@@ -1,0 +1,30 @@
+"""The `manual` provider (medusa-payment-manual, reference store §3.4): the shop takes the money
+outside the system; the session's data carries the status, and authorizing succeeds at once."""
+
+from __future__ import annotations
+
+from models import Cart, PaymentSession
+
+__all__ = ["ManualProvider"]
+
+
+class ManualProvider:
+    id = "manual"
+
+    async def initiate(self, amount: int, cart: Cart) -> dict:
+        return {"status": "pending"}
+
+    async def update_amount(self, session: PaymentSession, amount: int, cart: Cart) -> dict:
+        return dict(session.data or {})
+
+    async def update(self, data: dict, changes: dict) -> dict:
+        return dict(changes)
+
+    async def authorize(self, session: PaymentSession) -> tuple[str, dict]:
+        return "authorized", {"status": "authorized"}
+
+    async def delete(self, session: PaymentSession) -> None:
+        return None
+
+    async def retrieve(self, session: PaymentSession) -> dict:
+        return dict(session.data or {})

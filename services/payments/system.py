@@ -1,0 +1,30 @@
+"""The `system` provider Medusa v1 always has: no gateway, every payment authorized at once
+(reference store §3.4). Selectable in any region."""
+
+from __future__ import annotations
+
+from models import Cart, PaymentSession
+
+__all__ = ["SystemProvider"]
+
+
+class SystemProvider:
+    id = "system"
+
+    async def initiate(self, amount: int, cart: Cart) -> dict:
+        return {}
+
+    async def update_amount(self, session: PaymentSession, amount: int, cart: Cart) -> dict:
+        return dict(session.data or {})
+
+    async def update(self, data: dict, changes: dict) -> dict:
+        return {}
+
+    async def authorize(self, session: PaymentSession) -> tuple[str, dict]:
+        return "authorized", {}
+
+    async def delete(self, session: PaymentSession) -> None:
+        return None
+
+    async def retrieve(self, session: PaymentSession) -> dict:
+        return {}
