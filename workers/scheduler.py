@@ -21,7 +21,9 @@ from app.config import Settings
 from jobs import outbox
 from services.batch_jobs import resume_stalled
 
-__all__ = ["build_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "ask_for_maintenance"]
+__all__ = [
+    "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "ask_for_maintenance",
+]
 
 log = logging.getLogger("commerce.scheduler")
 
@@ -44,23 +46,46 @@ async def ask_for_maintenance() -> None:
         await outbox.enqueue(actor, queue_name="maintenance")
 
 
+def _tracked(job, in_flight: set[asyncio.Task]):
+    """`job`, remembering its task while it runs, so a stop can let it finish first."""
+    async def run(*args):
+        task = asyncio.current_task()
+        in_flight.add(task)
+        try:
+            return await job(*args)
+        finally:
+            in_flight.discard(task)
+
+    run.__name__ = run.__qualname__ = job.__name__
+    return run
+
+
 def build_scheduler(settings: Settings) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(timezone="UTC")
+    scheduler.in_flight = set()
     now = datetime.now(timezone.utc)
     common = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 60}
-    scheduler.add_job(
-        sweep_outbox, IntervalTrigger(seconds=settings.scheduler_interval_seconds), args=[settings],
-        id="outbox", next_run_time=now + timedelta(seconds=1), **common,
-    )
-    scheduler.add_job(
-        sweep_batch_jobs, IntervalTrigger(seconds=settings.scheduler_interval_seconds), args=[settings],
-        id="batch_jobs", next_run_time=now + timedelta(seconds=2), **common,
-    )
-    scheduler.add_job(
-        ask_for_maintenance, IntervalTrigger(hours=1), id="maintenance",
-        next_run_time=now + timedelta(minutes=1), **common,
-    )
+    sweep = IntervalTrigger(seconds=settings.scheduler_interval_seconds)
+    for job, trigger, args, first_run in (
+        (sweep_outbox, sweep, [settings], timedelta(seconds=1)),
+        (sweep_batch_jobs, sweep, [settings], timedelta(seconds=2)),
+        (ask_for_maintenance, IntervalTrigger(hours=1), [], timedelta(minutes=1)),
+    ):
+        scheduler.add_job(
+            _tracked(job, scheduler.in_flight), trigger, args=args, id=job.__name__,
+            next_run_time=now + first_run, **common,
+        )
     return scheduler
+
+
+async def stop_scheduler(scheduler: AsyncIOScheduler, timeout: float = 10.0) -> None:
+    """No new runs, then wait (bounded) for the running ones before shutting down: APScheduler's
+    shutdown cancels them mid-query, which logs a failure that is not one."""
+    scheduler.pause()
+    running = set(scheduler.in_flight)
+    if running:
+        await asyncio.wait(running, timeout=timeout)
+    scheduler.shutdown(wait=False)
 
 
 async def run_scheduler(settings: Settings) -> None:
@@ -75,5 +100,5 @@ async def run_scheduler(settings: Settings) -> None:
     try:
         await stop.wait()
     finally:
-        scheduler.shutdown(wait=False)
+        await stop_scheduler(scheduler)
         await Tortoise.close_connections()

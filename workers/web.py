@@ -11,7 +11,7 @@ from app.server import create_app
 from workers.broker import load_actors, setup_broker
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.logs import configure_logging
-from workers.scheduler import build_scheduler
+from workers.scheduler import build_scheduler, stop_scheduler
 
 __all__ = ["build_app", "attach_embedded_jobs"]
 
@@ -39,5 +39,5 @@ def attach_embedded_jobs(app: Sanic, broker, settings: Settings, *, scheduler: b
     @app.before_server_stop
     async def stop_jobs(app: Sanic):
         if app.ctx.scheduler:
-            app.ctx.scheduler.shutdown(wait=False)
+            await stop_scheduler(app.ctx.scheduler)
         await stop_embedded_worker(app.ctx.worker)
