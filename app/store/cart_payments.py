@@ -10,9 +10,7 @@ from typing import Any
 
 from sanic import Blueprint, Request
 
-from app.cart_json import cart_json
-from app.responses import json
-from app.store.carts import cart_query
+from app.store.carts import cart_answer, cart_query
 from app.validation import Body, NonEmptyStr, parse_body
 from services.payment_sessions import (
     delete_session, refresh_session, select_session, set_payment_sessions, update_session,
@@ -29,37 +27,33 @@ class SessionData(Body):
     data: dict[str, Any]
 
 
-def _answer(view):
-    return json({"cart": cart_json(view)})
-
-
 @bp.post("/<cart_id:str>/payment-sessions")
 async def create_sessions(request: Request, cart_id: str):
     cart_query(request)
-    return _answer(await set_payment_sessions(cart_id))
+    return cart_answer(await set_payment_sessions(cart_id))
 
 
 @bp.post("/<cart_id:str>/payment-session")
 async def select(request: Request, cart_id: str):
     cart_query(request)
     body = parse_body(request, ProviderChoice)
-    return _answer(await select_session(cart_id, body.provider_id))
+    return cart_answer(await select_session(cart_id, body.provider_id))
 
 
 @bp.post("/<cart_id:str>/payment-sessions/<provider_id:str>")
 async def update(request: Request, cart_id: str, provider_id: str):
     cart_query(request)
     body = parse_body(request, SessionData)
-    return _answer(await update_session(cart_id, provider_id, body.data))
+    return cart_answer(await update_session(cart_id, provider_id, body.data))
 
 
 @bp.delete("/<cart_id:str>/payment-sessions/<provider_id:str>")
 async def delete(request: Request, cart_id: str, provider_id: str):
     cart_query(request)
-    return _answer(await delete_session(cart_id, provider_id))
+    return cart_answer(await delete_session(cart_id, provider_id))
 
 
 @bp.post("/<cart_id:str>/payment-sessions/<provider_id:str>/refresh")
 async def refresh(request: Request, cart_id: str, provider_id: str):
     cart_query(request)
-    return _answer(await refresh_session(cart_id, provider_id))
+    return cart_answer(await refresh_session(cart_id, provider_id))

@@ -116,7 +116,7 @@ def _request_context(request: Request) -> dict:
     return {"ip": request.remote_addr or request.ip, "user_agent": request.headers.get("user-agent")}
 
 
-def _answer(view, q=None):
+def cart_answer(view, q=None):
     if q is None:
         return json({"cart": cart_json(view)})
     return json({"cart": cart_json(view, q.relations, q.fields)})
@@ -132,50 +132,50 @@ async def create(request: Request):
         items=[NewLine(i.variant_id, i.quantity) for i in body.items or []],
     )
     view = await create_cart(new, customer_id=await customer_id(request), request_context=_request_context(request))
-    return _answer(view)
+    return cart_answer(view)
 
 
 @bp.get("/<cart_id:str>")
 async def get(request: Request, cart_id: str):
     q = cart_query(request)
-    return _answer(await get_cart(cart_id, customer_id=await customer_id(request)), q)
+    return cart_answer(await get_cart(cart_id, customer_id=await customer_id(request)), q)
 
 
 @bp.post("/<cart_id:str>")
 async def update(request: Request, cart_id: str):
     cart_query(request)
     body = parse_body(request, CartChangesBody)
-    return _answer(await update_cart(cart_id, body.changes(), customer_id=await customer_id(request)))
+    return cart_answer(await update_cart(cart_id, body.changes(), customer_id=await customer_id(request)))
 
 
 @bp.post("/<cart_id:str>/line-items")
 async def add_item(request: Request, cart_id: str):
     cart_query(request)
     body = parse_body(request, NewLineItem)
-    return _answer(await add_line_item(cart_id, NewLine(body.variant_id, body.quantity, body.metadata)))
+    return cart_answer(await add_line_item(cart_id, NewLine(body.variant_id, body.quantity, body.metadata)))
 
 
 @bp.post("/<cart_id:str>/line-items/<line_id:str>")
 async def update_item(request: Request, cart_id: str, line_id: str):
     cart_query(request)
     body = parse_body(request, LineItemChanges)
-    return _answer(await update_line_item(cart_id, line_id, body.quantity, body.metadata))
+    return cart_answer(await update_line_item(cart_id, line_id, body.quantity, body.metadata))
 
 
 @bp.delete("/<cart_id:str>/line-items/<line_id:str>")
 async def delete_item(request: Request, cart_id: str, line_id: str):
     cart_query(request)
-    return _answer(await delete_line_item(cart_id, line_id))
+    return cart_answer(await delete_line_item(cart_id, line_id))
 
 
 @bp.delete("/<cart_id:str>/discounts/<code:str>")
 async def delete_discount(request: Request, cart_id: str, code: str):
     cart_query(request)
-    return _answer(await remove_discount_code(cart_id, code))
+    return cart_answer(await remove_discount_code(cart_id, code))
 
 
 @bp.post("/<cart_id:str>/shipping-methods")
 async def add_method(request: Request, cart_id: str):
     cart_query(request)
     body = parse_body(request, NewShippingMethod)
-    return _answer(await add_shipping_method(cart_id, body.option_id, body.data))
+    return cart_answer(await add_shipping_method(cart_id, body.option_id, body.data))
