@@ -7,10 +7,13 @@ from models.cart import (
 )
 from models.collection import ProductCollection
 from models.customer import Address, Customer, CustomerGroup
+from models.draft_order import DraftOrder
 from models.discount import Discount, DiscountCondition, DiscountRule
 from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
 from models.job import Job
+from models.notification import Notification, OneTimeToken
+from models.order import DisplaySequence, GiftCardTransaction, Order, Payment
 from models.product import (
     Image, MoneyAmount, Product, ProductOption, ProductOptionValue, ProductTag, ProductType,
     ProductVariant,
@@ -25,9 +28,9 @@ from models.user import User
 __models__ = [
     Address, BatchJob, Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod,
     ShippingMethodTaxLine, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
-    FulfillmentProvider, GiftCard, IdempotencyKey, Image,
-    Job, MoneyAmount, OAuthApp, PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue,
-    ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
+    DisplaySequence, DraftOrder, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image,
+    Job, MoneyAmount, Notification, OAuthApp, OneTimeToken, Order, Payment, PaymentProvider, Product,
+    ProductCollection, ProductOption, ProductOptionValue, ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
     ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
 ]
 __all__ = [m.__name__ for m in __models__]

@@ -49,8 +49,10 @@ async def migrate(settings: Settings) -> None:
 
     if settings.database_url.startswith("sqlite://"):
         Path(settings.database_url[len("sqlite://"):]).parent.mkdir(parents=True, exist_ok=True)
-    await run_migrations(config=settings.tortoise_config())
-    await Tortoise.close_connections()
+    try:
+        await run_migrations(config=settings.tortoise_config())
+    finally:  # an open SQLite connection's thread would keep a failed run from exiting
+        await Tortoise.close_connections()
     await _with_db(settings, ensure_defaults)
 
 
