@@ -12,6 +12,7 @@ from models import (
 from models.data.countries import COUNTRIES
 from models.data.currencies import CURRENCIES
 from services.db import atomic
+from services.display_ids import ensure_sequence
 
 __all__ = ["ensure_defaults", "get_store", "BUILTIN_PAYMENT_PROVIDERS", "BUILTIN_FULFILLMENT_PROVIDERS"]
 
@@ -44,6 +45,7 @@ async def ensure_defaults() -> Store:
         for name, kind in (("Default Shipping Profile", "default"), ("Gift Card Profile", "gift_card")):
             if not await ShippingProfile.filter(type=kind, deleted_at=None).exists():
                 await ShippingProfile.create(name=name, type=kind)
+        await ensure_sequence()
         store = await Store.first()
         if store is None:
             store = await Store.create(name="Medusa Store", default_currency_code="usd")

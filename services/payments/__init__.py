@@ -3,7 +3,7 @@ names them by provider id (the `payment_provider` rows of a region point here).
 
 The built-in providers (`system`, `manual`) are real in-memory implementations: they keep no
 state outside the session row, and authorize at once, as Medusa v1's do. A real gateway
-implements the same five calls and registers itself with `register`.
+implements the same calls and registers itself with `register`.
 """
 
 from __future__ import annotations
@@ -39,6 +39,15 @@ class PaymentProvider(Protocol):
 
     async def retrieve(self, session: PaymentSession) -> dict:
         """The gateway's current view of the payment."""
+
+    async def capture(self, data: dict) -> dict:
+        """Take the authorized money; `data` is the payment's data, the answer its new data."""
+
+    async def cancel(self, data: dict) -> dict:
+        """Release an authorized payment that will not be captured; the payment's new data."""
+
+    async def saved_methods(self, customer_id: str) -> list[dict]:
+        """The customer's payment methods saved at the gateway (cards on file); none by default."""
 
 
 _PROVIDERS: dict[str, PaymentProvider] = {}

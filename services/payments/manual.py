@@ -28,3 +28,12 @@ class ManualProvider:
 
     async def retrieve(self, session: PaymentSession) -> dict:
         return dict(session.data or {})
+
+    async def capture(self, data: dict) -> dict:
+        return {"status": "captured"}
+
+    async def cancel(self, data: dict) -> dict:
+        return {"status": "canceled"}
+
+    async def saved_methods(self, customer_id: str) -> list[dict]:
+        return []

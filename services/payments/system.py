@@ -28,3 +28,12 @@ class SystemProvider:
 
     async def retrieve(self, session: PaymentSession) -> dict:
         return {}
+
+    async def capture(self, data: dict) -> dict:
+        return {}
+
+    async def cancel(self, data: dict) -> dict:
+        return {}
+
+    async def saved_methods(self, customer_id: str) -> list[dict]:
+        return []
