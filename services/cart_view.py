@@ -61,8 +61,10 @@ def has_free_shipping(discounts: list[Discount]) -> bool:
     return any(d.rule.type == "free_shipping" for d in discounts)
 
 
-async def load_cart_view(cart_id: str) -> CartView:
-    """The live cart with every relation of the cart response and its totals."""
+async def load_cart_view(cart_id: str, *, force_taxes: bool = False) -> CartView:
+    """The live cart with every relation of the cart response and its totals. With
+    `force_taxes` the provider's tax lines are computed even when the region's taxes are not
+    automatic (calculate taxes, payment amounts and completion do so, reference §3.7)."""
     cart = None
     if can_hold_id(cart_id):
         cart = await Cart.filter(id=cart_id, deleted_at=None).select_related(*CART_JOINS).first()
@@ -85,7 +87,7 @@ async def load_cart_view(cart_id: str) -> CartView:
     )
     sessions = await PaymentSession.filter(cart_id=cart.id).order_by("created_at", "id")
     adjustments = await _adjustments(items, amount_discount(discounts))
-    item_lines, method_lines = await _tax_lines(cart, items, methods, parts.tax_rates)
+    item_lines, method_lines = await _tax_lines(cart, items, methods, parts.tax_rates, force_taxes)
     totals = compute_totals(cart, items, adjustments, item_lines, methods, method_lines, discounts, gift_cards)
     return CartView(
         cart=cart, items=list(items), adjustments=adjustments, item_tax_lines=item_lines,
@@ -104,9 +106,11 @@ async def _adjustments(items: list[LineItem], discount: Discount | None) -> dict
     return out
 
 
-async def _tax_lines(cart: Cart, items: list[LineItem], methods: list[ShippingMethod], region_rates: list[TaxRate]):
+async def _tax_lines(
+    cart: Cart, items: list[LineItem], methods: list[ShippingMethod], region_rates: list[TaxRate], force: bool,
+):
     region = cart.region
-    if not region.automatic_taxes:
+    if not region.automatic_taxes and not force:
         return await _stored_tax_lines(items, methods)
     products = [i.variant.product for i in items if i.variant is not None and not i.is_return]
     overrides = await load_overrides(
