@@ -12,7 +12,8 @@ class IdempotencyKey(Model):
     id = fields.CharField(primary_key=True, max_length=64)
     idempotency_key = fields.CharField(max_length=255, unique=True)
     created_at = fields.DatetimeField(auto_now_add=True)
-    locked_at = fields.DatetimeField(null=True)
+    locked_at = fields.DatetimeField(null=True)  # held by a request or worker since; null when free
+    updated_at = fields.DatetimeField(null=True)  # last progress or release: the retry sweep's clock
     request_method = fields.CharField(max_length=10, null=True)
     request_params = fields.JSONField(null=True)
     request_path = fields.CharField(max_length=500, null=True)
