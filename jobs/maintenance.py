@@ -3,6 +3,8 @@
 import dramatiq
 
 from jobs.outbox import purge_finished
+from services import idempotency
+from services.checkout import KEY_RETENTION_SECONDS
 from services.maintenance import purge_expired_sessions
 
 JOB_RETENTION_SECONDS = 7 * 24 * 3600
@@ -16,6 +18,11 @@ async def purge_sessions() -> dict:
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 async def purge_jobs() -> dict:
     return {"deleted": await purge_finished(JOB_RETENTION_SECONDS)}
+
+
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
+async def purge_idempotency_keys() -> dict:
+    return {"deleted": await idempotency.purge_finished(KEY_RETENTION_SECONDS)}
 
 
 @dramatiq.actor(queue_name="maintenance", max_retries=0, time_limit=60_000)

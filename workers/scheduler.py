@@ -1,7 +1,8 @@
 """`commerce scheduler`: one APScheduler process (or, embedded, a scheduler on the web loop).
 
 Its first job re-sends outbox rows that never reached a worker; the next resumes (or fails)
-batch jobs whose worker stopped reporting; the others ask for maintenance actors through the
+batch jobs whose worker stopped reporting; the third hands stalled cart completions to their
+retry actor; the others ask for maintenance actors through the
 outbox. Every job is a catch-up sweep, so a missed tick loses nothing.
 Run exactly one scheduler per deployment.
 """
@@ -20,14 +21,16 @@ from tortoise import Tortoise
 from app.config import Settings
 from jobs import outbox
 from services.batch_jobs import resume_stalled
+from services.checkout import hand_over_stalled
 
 __all__ = [
-    "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "ask_for_maintenance",
+    "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "sweep_completions",
+    "ask_for_maintenance",
 ]
 
 log = logging.getLogger("commerce.scheduler")
 
-MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs")
+MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs", "purge_idempotency_keys")
 
 
 async def sweep_outbox(settings: Settings) -> int:
@@ -39,6 +42,13 @@ async def sweep_batch_jobs(settings: Settings) -> dict[str, int]:
     if any(counts.values()):
         log.info("batch job sweep: %d resumed, %d failed", counts["resumed"], counts["failed"])
     return counts
+
+
+async def sweep_completions(settings: Settings) -> int:
+    handed = await hand_over_stalled()
+    if handed:
+        log.info("completion sweep: %d stalled completions handed to the retry actor", handed)
+    return handed
 
 
 async def ask_for_maintenance() -> None:
@@ -69,6 +79,7 @@ def build_scheduler(settings: Settings) -> AsyncIOScheduler:
     for job, trigger, args, first_run in (
         (sweep_outbox, sweep, [settings], timedelta(seconds=1)),
         (sweep_batch_jobs, sweep, [settings], timedelta(seconds=2)),
+        (sweep_completions, sweep, [settings], timedelta(seconds=3)),
         (ask_for_maintenance, IntervalTrigger(hours=1), [], timedelta(minutes=1)),
     ):
         scheduler.add_job(
