@@ -14,6 +14,8 @@ from models.idempotency import IdempotencyKey
 from models.job import Job
 from models.notification import Notification, OneTimeToken
 from models.order import DisplaySequence, GiftCardTransaction, Order, Payment
+from models.order_edit import OrderEdit, OrderItemChange
+from models.payment_collection import PaymentCollection, PaymentCollectionSession
 from models.product import (
     Image, MoneyAmount, Product, ProductOption, ProductOptionValue, ProductTag, ProductType,
     ProductVariant,
@@ -29,8 +31,9 @@ __models__ = [
     Address, BatchJob, Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod,
     ShippingMethodTaxLine, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
     DisplaySequence, DraftOrder, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image,
-    Job, MoneyAmount, Notification, OAuthApp, OneTimeToken, Order, Payment, PaymentProvider, Product,
-    ProductCollection, ProductOption, ProductOptionValue, ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
+    Job, MoneyAmount, Notification, OAuthApp, OneTimeToken, Order, OrderEdit, OrderItemChange, Payment,
+    PaymentCollection, PaymentCollectionSession, PaymentProvider, Product, ProductCollection, ProductOption,
+    ProductOptionValue, ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
     ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
 ]
 __all__ = [m.__name__ for m in __models__]

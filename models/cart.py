@@ -54,6 +54,8 @@ class LineItem(Entity):
 
     cart = fields.ForeignKeyField("models.Cart", related_name="items", null=True, on_delete=fields.CASCADE)
     order_id = fields.CharField(max_length=64, null=True)
+    order_edit_id = fields.CharField(max_length=64, null=True)  # a line an order edit proposes
+    original_item_id = fields.CharField(max_length=64, null=True)  # the order line it was cloned from
     variant = fields.ForeignKeyField(
         "models.ProductVariant", related_name=False, null=True, on_delete=fields.SET_NULL
     )

@@ -71,6 +71,7 @@ class Payment(Entity):
     cart_id = fields.CharField(max_length=64, null=True)
     order_id = fields.CharField(max_length=64, null=True)
     swap_id = fields.CharField(max_length=64, null=True)
+    payment_collection_id = fields.CharField(max_length=64, null=True)
     amount = fields.IntField()
     currency_code = fields.CharField(max_length=3)
     amount_refunded = fields.IntField(default=0)
