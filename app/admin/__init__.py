@@ -4,13 +4,13 @@ from sanic import Blueprint
 
 from app.admin import (
     apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts, gift_cards,
-    products, uploads,
+    orders, products, uploads,
 )
 
 __all__ = ["admin"]
 
 admin = Blueprint.group(
-    auth.bp, apps.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp, gift_cards.bp,
-    products.bp, uploads.bp,
+    auth.bp, apps.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp,
+    gift_cards.bp, products.bp, uploads.bp, orders.bp,
     url_prefix="/admin",
 )

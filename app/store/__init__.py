@@ -2,11 +2,15 @@
 
 from sanic import Blueprint
 
-from app.store import auth, cart_payments, carts, collections, gift_cards, products, regions, shipping_options
+from app.store import (
+    auth, cart_completion, cart_payments, carts, collections, customer_orders, gift_cards, orders, products, regions,
+    shipping_options,
+)
 
 __all__ = ["store"]
 
 store = Blueprint.group(
-    auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, carts.bp, cart_payments.bp, shipping_options.bp,
+    auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, carts.bp, cart_completion.bp,
+    cart_payments.bp, shipping_options.bp, orders.bp, customer_orders.bp,
     url_prefix="/store",
 )
