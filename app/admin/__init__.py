@@ -3,7 +3,7 @@
 from sanic import Blueprint
 
 from app.admin import (
-    apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts, gift_cards,
+    apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts, draft_orders, gift_cards,
     orders, products, uploads,
 )
 
@@ -11,6 +11,6 @@ __all__ = ["admin"]
 
 admin = Blueprint.group(
     auth.bp, apps.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp,
-    gift_cards.bp, products.bp, uploads.bp, orders.bp,
+    draft_orders.bp, gift_cards.bp, products.bp, uploads.bp, orders.bp,
     url_prefix="/admin",
 )
