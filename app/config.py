@@ -64,6 +64,7 @@ class Settings:
     auth_cache_seconds: float = 5.0  # how long a verified admin JWT and its user are remembered
     file_storage_dir: str = "uploads"  # local file storage (uploads, exports) of the embedded default
     batch_job_lease_seconds: float = 120.0  # a batch job whose run has not reported this long is resumed
+    tax_job_wait_seconds: float = 5.0  # POST /store/carts/:id/taxes waits this long for its job, then answers 202
     max_upload_bytes: int = 100_000_000  # one POST /admin/uploads request (import CSVs can be large)
     backend_url: str | None = None  # base of file URLs; None: the scheme and host of the request
     download_url_seconds: int = 900  # lifetime of a signed download URL
@@ -73,6 +74,20 @@ class Settings:
     s3_access_key_id: str | None = None  # both None: boto3's own chain (environment, instance role)
     s3_secret_access_key: str | None = None
     s3_public_url: str | None = None  # base URL where the bucket's uploads/ are public (a CDN, say)
+    storefront_url: str = "http://localhost:8000"  # base of the links in messages (password reset, order claim)
+    smtp_host: str | None = None  # set: messages go out by SMTP; unset: only recorded (notification table, log)
+    smtp_port: int = 587
+    smtp_username: str | None = None
+    smtp_password: str | None = None
+    smtp_tls: str = "starttls"  # starttls | ssl | none
+    smtp_from: str = "no-reply@localhost"
+    rate_limit_window_seconds: float = 900.0  # how long the counters below last once started
+    sign_in_failures_per_email: int = 10  # then sign-in for that email answers 429 until the window ends
+    sign_in_failures_per_ip: int = 50
+    order_lookup_failures_per_email: int = 10
+    order_lookup_failures_per_ip: int = 100
+    message_requests_per_email: int = 5  # password-token requests per email, order-claim requests per customer
+    message_requests_per_ip: int = 30
 
     @property
     def production(self) -> bool:
@@ -112,6 +127,7 @@ class Settings:
             auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
             file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
             batch_job_lease_seconds=_number(e, "BATCH_JOB_LEASE_SECONDS", cls.batch_job_lease_seconds, float),
+            tax_job_wait_seconds=_number(e, "TAX_JOB_WAIT_SECONDS", cls.tax_job_wait_seconds, float),
             max_upload_bytes=_number(e, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
             backend_url=(e.get("BACKEND_URL") or "").rstrip("/") or None,
             download_url_seconds=_number(e, "DOWNLOAD_URL_SECONDS", cls.download_url_seconds),
@@ -124,6 +140,22 @@ class Settings:
             scheduler_interval_seconds=_number(
                 e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),
+            storefront_url=(e.get("STOREFRONT_URL") or cls.storefront_url).rstrip("/"),
+            smtp_host=e.get("SMTP_HOST") or None,
+            smtp_port=_number(e, "SMTP_PORT", cls.smtp_port),
+            smtp_username=e.get("SMTP_USERNAME") or None,
+            smtp_password=e.get("SMTP_PASSWORD") or None,
+            smtp_tls=(e.get("SMTP_TLS") or cls.smtp_tls).strip().lower(),
+            smtp_from=e.get("SMTP_FROM") or cls.smtp_from,
+            rate_limit_window_seconds=_number(e, "RATE_LIMIT_WINDOW_SECONDS", cls.rate_limit_window_seconds, float),
+            sign_in_failures_per_email=_number(e, "SIGN_IN_FAILURES_PER_EMAIL", cls.sign_in_failures_per_email),
+            sign_in_failures_per_ip=_number(e, "SIGN_IN_FAILURES_PER_IP", cls.sign_in_failures_per_ip),
+            order_lookup_failures_per_email=_number(
+                e, "ORDER_LOOKUP_FAILURES_PER_EMAIL", cls.order_lookup_failures_per_email
+            ),
+            order_lookup_failures_per_ip=_number(e, "ORDER_LOOKUP_FAILURES_PER_IP", cls.order_lookup_failures_per_ip),
+            message_requests_per_email=_number(e, "MESSAGE_REQUESTS_PER_EMAIL", cls.message_requests_per_email),
+            message_requests_per_ip=_number(e, "MESSAGE_REQUESTS_PER_IP", cls.message_requests_per_ip),
         )
         settings.check()
         return settings
@@ -145,6 +177,7 @@ class Settings:
         if self.cookie_samesite == "None" and not self.cookie_secure:
             raise ConfigError("COOKIE_SAMESITE=None needs COOKIE_SECURE=true (browsers drop it otherwise)")
         self._check_files()
+        self._check_messages()
 
     def _check_files(self) -> None:
         if self.max_upload_bytes <= 0 or self.download_url_seconds <= 0:
@@ -161,6 +194,21 @@ class Settings:
             raise ConfigError("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together")
         if self.production and self.s3_bucket and (self.s3_endpoint_url or "https://").startswith("http://"):
             raise ConfigError("COMMERCE_ENV=production refuses a plain http:// S3_ENDPOINT_URL (keys and files in clear)")
+
+    def _check_messages(self) -> None:
+        if self.smtp_tls not in ("starttls", "ssl", "none"):
+            raise ConfigError("SMTP_TLS must be starttls, ssl or none")
+        if bool(self.smtp_username) != bool(self.smtp_password):
+            raise ConfigError("SMTP_USERNAME and SMTP_PASSWORD go together")
+        if self.production and self.smtp_username and self.smtp_tls == "none":
+            raise ConfigError("COMMERCE_ENV=production refuses SMTP credentials without TLS (SMTP_TLS=none)")
+        limits = (
+            self.rate_limit_window_seconds, self.sign_in_failures_per_email, self.sign_in_failures_per_ip,
+            self.order_lookup_failures_per_email, self.order_lookup_failures_per_ip,
+            self.message_requests_per_email, self.message_requests_per_ip,
+        )
+        if min(limits) <= 0:
+            raise ConfigError("RATE_LIMIT_WINDOW_SECONDS and the *_PER_EMAIL / *_PER_IP limits must be positive")
 
     def tortoise_config(self) -> dict:
         return tortoise_config(self.database_url)

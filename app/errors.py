@@ -59,7 +59,9 @@ class JsonErrorHandler(ErrorHandler):
             status = STATUS_BY_KIND.get(exception.kind, 500)
             if status >= 500:
                 log.error("%s %s: %s", request.method, request.path, exception.message)
-            return json(error_body(exception.kind, exception.message, exception.code), status)
+            retry_after = getattr(exception, "retry_after", None)
+            headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+            return json(error_body(exception.kind, exception.message, exception.code), status, headers)
         if isinstance(exception, (RouteNotFound, MethodNotAllowed)):
             if request.method == "OPTIONS":
                 return preflight(request)

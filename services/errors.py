@@ -2,7 +2,7 @@
 
 __all__ = [
     "DomainError", "InvalidData", "NotAllowed", "NotFound", "Duplicate", "Conflict",
-    "Unauthorized", "PaymentError", "UnexpectedState",
+    "Unauthorized", "PaymentError", "UnexpectedState", "TooManyAttempts",
 ]
 
 
@@ -47,3 +47,14 @@ class PaymentError(DomainError):
 
 class UnexpectedState(DomainError):
     kind = "unexpected_state"
+
+
+class TooManyAttempts(DomainError):
+    """Refused for a while (sign-in failures, order look-ups, messages asked for): `retry_after`
+    is the number of seconds until the caller may try again."""
+
+    kind = "too_many_requests"
+
+    def __init__(self, message: str, *, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -126,7 +126,18 @@ async def clean_db(database):
     await conn.execute_script("UPDATE currency SET includes_tax = false WHERE includes_tax")
     BROKER.flush_all()
     await ensure_defaults()
+    await _forget_rate_limits()
     yield
+
+
+async def _forget_rate_limits() -> None:
+    """Every test starts with no failed sign-ins or look-ups counted (the server is shared)."""
+    from sanic import Sanic
+
+    from tests.account_factories import forget_rate_limits
+
+    if "commerce_test" in Sanic._app_registry:  # only once the shared test server exists
+        await forget_rate_limits()
 
 
 # ---------------------------------------------------------------- HTTP

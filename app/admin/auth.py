@@ -3,6 +3,7 @@
 from sanic import Blueprint, Request
 
 from app.auth import Credentials, require_admin
+from app.rate_limits import sign_in_guard
 from app.responses import json
 from app.serialize import dump
 from app.sessions import start_session, update_session
@@ -15,7 +16,8 @@ bp = Blueprint("admin_auth", url_prefix="/auth")
 @bp.post("")
 async def sign_in(request: Request):
     body = parse_body(request, Credentials)
-    user = await authenticate_user(body.email, body.password)
+    async with sign_in_guard(request, "admin", body.email):
+        user = await authenticate_user(body.email, body.password)
     response = json({"user": dump(user)})
     await start_session(request, response, user_id=user.id)
     return response
@@ -37,5 +39,6 @@ async def sign_out(request: Request):
 @bp.post("/token")
 async def token(request: Request):
     body = parse_body(request, Credentials)
-    user = await authenticate_user(body.email, body.password)
+    async with sign_in_guard(request, "admin", body.email):
+        user = await authenticate_user(body.email, body.password)
     return json({"access_token": issue_admin_jwt(request.app.ctx.settings.jwt_secret, user)})

@@ -3,14 +3,14 @@
 from sanic import Blueprint
 
 from app.store import (
-    auth, cart_completion, cart_payments, carts, collections, customer_orders, gift_cards, orders, products, regions,
-    shipping_options,
+    auth, cart_completion, cart_payments, carts, collections, customer_orders, customers, gift_cards, order_claims,
+    orders, products, regions, shipping_options,
 )
 
 __all__ = ["store"]
 
 store = Blueprint.group(
     auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, carts.bp, cart_completion.bp,
-    cart_payments.bp, shipping_options.bp, orders.bp, customer_orders.bp,
+    cart_payments.bp, shipping_options.bp, orders.bp, customer_orders.bp, customers.bp, order_claims.bp,
     url_prefix="/store",
 )

@@ -3,6 +3,7 @@
 from sanic import Blueprint, Request
 
 from app.auth import Credentials, require_customer
+from app.rate_limits import sign_in_guard
 from app.responses import json
 from app.serialize import dump_many
 from app.sessions import start_session, update_session
@@ -21,7 +22,8 @@ def _customer(customer) -> dict:
 @bp.post("")
 async def sign_in(request: Request):
     body = parse_body(request, Credentials)
-    customer = await authenticate_customer(body.email, body.password)
+    async with sign_in_guard(request, "store", body.email):
+        customer = await authenticate_customer(body.email, body.password)
     response = json(_customer(await get_customer(customer.id, CUSTOMER_RELATIONS)))
     await start_session(request, response, customer_id=customer.id)
     return response
@@ -47,5 +49,6 @@ async def email_exists(request: Request, email: str):
 @bp.post("/token")
 async def token(request: Request):
     body = parse_body(request, Credentials)
-    customer = await authenticate_customer(body.email, body.password)
+    async with sign_in_guard(request, "store", body.email):
+        customer = await authenticate_customer(body.email, body.password)
     return json({"access_token": issue_store_jwt(request.app.ctx.settings.jwt_secret, customer)})

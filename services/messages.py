@@ -1,0 +1,98 @@
+"""The messages the shop sends, by kind: Medusa v1's event name and payload (reference extra
+§12), the one-time token each carries, and the subject and plain-text body a person reads.
+
+A token is made by the worker that sends the message, never by the request that asks for it,
+so its only clear copy is the message itself: the notification row and the log keep the body
+with the token masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+from urllib.parse import urlencode
+
+__all__ = [
+    "PASSWORD_RESET", "ORDER_CLAIM", "RESET_TOKEN", "CLAIM_TOKEN", "MASK", "Composed", "TokenRequest", "token_request",
+    "compose", "resource_type",
+]
+
+PASSWORD_RESET = "customer.password_reset"  # data: id, email, first_name, last_name
+# data: old_email, new_customer_id, orders (Medusa's); display_ids, account_email, signed_in_only (ours)
+ORDER_CLAIM = "order-update-token.created"
+RESET_TOKEN, CLAIM_TOKEN = "password_reset", "order_claim"  # OneTimeToken.kind
+MASK = "[token]"
+
+
+@dataclass(frozen=True)
+class TokenRequest:
+    kind: str
+    customer_id: str | None
+    email: str | None
+    data: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Composed:
+    subject: str
+    body: str
+    payload: dict  # Medusa's event payload, token included: what a template-based provider needs
+
+
+def resource_type(event_name: str) -> str:
+    """Medusa's rule: the event name up to its first dot (`customer`, `order-update-token`)."""
+    return event_name.split(".", 1)[0]
+
+
+def token_request(event_name: str, data: dict) -> TokenRequest:
+    if event_name == PASSWORD_RESET:
+        return TokenRequest(RESET_TOKEN, data["id"], data["email"])
+    if event_name == ORDER_CLAIM:
+        return TokenRequest(CLAIM_TOKEN, data["new_customer_id"], data["old_email"],
+                            {"orders": data["orders"], "signed_in_only": bool(data.get("signed_in_only"))})
+    raise KeyError(f"no message of kind {event_name}")
+
+
+def _greeting(data: dict) -> str:
+    name = " ".join(p for p in (data.get("first_name"), data.get("last_name")) if p)
+    return f"Hello {name}," if name else "Hello,"
+
+
+def _password_reset(data: dict, token: str, storefront: str) -> tuple[str, str]:
+    link = f"{storefront}/reset-password?{urlencode({'email': data['email'], 'token': token})}"
+    return "Reset your password", (
+        f"{_greeting(data)}\n\n"
+        f"Someone asked to reset the password of the account {data['email']}. To choose a new password, "
+        f"open this link within 15 minutes (it works once):\n\n{link}\n\n"
+        "If it was not you, ignore this message: your password stays as it is.\n"
+    )
+
+
+def _order_claim(data: dict, token: str, storefront: str) -> tuple[str, str]:
+    link = f"{storefront}/claim-orders?{urlencode({'token': token})}"
+    numbers = ", ".join(f"#{n}" for n in data.get("display_ids") or []) or f"{len(data['orders'])} order(s)"
+    account = data.get("account_email") or "a customer account"
+    how = ("sign in to that account, then open this link" if data.get("signed_in_only") else "open this link")
+    return "Add your orders to your account", (
+        "Hello,\n\n"
+        f"The account {account} asked to add orders placed with {data['old_email']} to it: {numbers}. "
+        f"If that was you, within 15 minutes {how} (it works once):\n\n{link}\n\n"
+        "If it was not you, ignore this message: the orders stay as they are.\n"
+    )
+
+
+_BODIES: dict[str, Callable[[dict, str, str], tuple[str, str]]] = {
+    PASSWORD_RESET: _password_reset,
+    ORDER_CLAIM: _order_claim,
+}
+# Medusa's payload keys per event (extra §12); anything else in `data` is ours.
+_PAYLOAD_KEYS = {
+    PASSWORD_RESET: ("id", "email", "first_name", "last_name"),
+    ORDER_CLAIM: ("old_email", "new_customer_id", "orders"),
+}
+
+
+def compose(event_name: str, data: dict, token: str, storefront_url: str) -> Composed:
+    subject, body = _BODIES[event_name](data, token, storefront_url.rstrip("/"))
+    payload = {k: data.get(k) for k in _PAYLOAD_KEYS[event_name]}
+    return Composed(subject, body, {**payload, "token": token})

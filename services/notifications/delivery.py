@@ -1,0 +1,78 @@
+"""Messages as jobs. Asking for one writes a `notification` row (pending) and its job in the
+caller's transaction (the outbox); the worker then makes the message's token, sends it through
+the configured provider and records the outcome on the row. A failed delivery is raised so the
+job is retried with backoff; the row keeps the error, and ends `failed` when retries run out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from jobs import outbox
+from models import Customer, Notification
+from services import one_time_tokens
+from services.db import atomic
+from services.messages import ORDER_CLAIM, PASSWORD_RESET, compose, resource_type, token_request
+from services.notifications import OutgoingMessage, provider, storefront_url
+
+__all__ = ["SEND_ACTOR", "queue_message", "deliver"]
+
+SEND_ACTOR = "send_notification"
+
+
+async def queue_message(
+    event_name: str, *, to: str, data: dict, customer_id: str | None = None, resource_id: str | None = None,
+) -> Notification:
+    """Ask for a message; it leaves once the caller's transaction commits."""
+    async with atomic():
+        note = await Notification.create(
+            event_name=event_name, resource_type=resource_type(event_name), resource_id=resource_id,
+            customer_id=customer_id, to=to, data=data, status="pending",
+        )
+        await outbox.enqueue(SEND_ACTOR, note.id)
+    return note
+
+
+async def _reason_not_to_send(note: Notification) -> str | None:
+    """A message asked for a while ago may no longer make sense (the account was deleted)."""
+    if note.event_name == PASSWORD_RESET:
+        live = Customer.filter(id=note.data.get("id"), email=note.to, has_account=True, deleted_at=None)
+    elif note.event_name == ORDER_CLAIM:
+        live = Customer.filter(id=note.data.get("new_customer_id"), has_account=True, deleted_at=None)
+    else:
+        return f"unknown message kind {note.event_name}"
+    return None if await live.exists() else "the customer account no longer exists"
+
+
+async def deliver(notification_id: str, *, max_attempts: int) -> dict:
+    """Send the notification once; safe to run again (a sent one is skipped)."""
+    note = await Notification.get_or_none(id=notification_id)
+    if note is None or note.status == "sent":
+        return {"skipped": notification_id}
+    attempts = note.attempts + 1
+    reason = await _reason_not_to_send(note)
+    if reason:
+        await Notification.filter(id=note.id).update(status="failed", attempts=attempts, last_error=reason)
+        return {"dropped": notification_id, "reason": reason}
+    wanted = token_request(note.event_name, note.data)
+    token, row = await one_time_tokens.issue(
+        wanted.kind, customer_id=wanted.customer_id, email=wanted.email, data=wanted.data
+    )
+    composed = compose(note.event_name, note.data, token, storefront_url())
+    message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload, (token,))
+    chosen = provider()
+    try:
+        await chosen.send(message)
+    except Exception as e:
+        await row.delete()  # never delivered (or not known to be): it must not stay usable
+        await Notification.filter(id=note.id).update(
+            status="failed" if attempts >= max_attempts else "pending", attempts=attempts,
+            last_error=f"{type(e).__name__}: {e}"[:4000], provider_id=chosen.id,
+        )
+        raise
+    kept = message.masked()
+    await Notification.filter(id=note.id).update(
+        status="sent", attempts=attempts, sent_at=datetime.now(timezone.utc), subject=kept.subject,
+        body=kept.body, provider_id=chosen.id, last_error=None,
+    )
+    return {"sent": notification_id, "provider_id": chosen.id}
