@@ -13,13 +13,16 @@ from typing import Callable
 from urllib.parse import urlencode
 
 __all__ = [
-    "PASSWORD_RESET", "ORDER_CLAIM", "RESET_TOKEN", "CLAIM_TOKEN", "MASK", "Composed", "TokenRequest", "token_request",
+    "PASSWORD_RESET", "ORDER_CLAIM", "ORDER_EDIT_REQUESTED", "RESET_TOKEN", "CLAIM_TOKEN", "MASK", "Composed", "TokenRequest", "token_request",
     "compose", "resource_type",
 ]
 
 PASSWORD_RESET = "customer.password_reset"  # data: id, email, first_name, last_name
 # data: old_email, new_customer_id, orders (Medusa's); display_ids, account_email, signed_in_only (ours)
 ORDER_CLAIM = "order-update-token.created"
+# data: id (the edit), order_id, display_id, difference_due, currency_code, payment_collection_id.
+# No token: the edit's id is what lets the shopper open it (as in Medusa v1).
+ORDER_EDIT_REQUESTED = "order-edit.requested"
 RESET_TOKEN, CLAIM_TOKEN = "password_reset", "order_claim"  # OneTimeToken.kind
 MASK = "[token]"
 
@@ -44,7 +47,10 @@ def resource_type(event_name: str) -> str:
     return event_name.split(".", 1)[0]
 
 
-def token_request(event_name: str, data: dict) -> TokenRequest:
+def token_request(event_name: str, data: dict) -> TokenRequest | None:
+    """The one-time token the message carries; None for a message without one."""
+    if event_name == ORDER_EDIT_REQUESTED:
+        return None
     if event_name == PASSWORD_RESET:
         return TokenRequest(RESET_TOKEN, data["id"], data["email"])
     if event_name == ORDER_CLAIM:
@@ -81,18 +87,37 @@ def _order_claim(data: dict, token: str, storefront: str) -> tuple[str, str]:
     )
 
 
-_BODIES: dict[str, Callable[[dict, str, str], tuple[str, str]]] = {
+def _order_edit_requested(data: dict, token: str | None, storefront: str) -> tuple[str, str]:
+    link = f"{storefront}/order-edits/{data['id']}"
+    due = data.get("difference_due") or 0
+    money = f"{abs(due) / 100:.2f} {(data.get('currency_code') or '').upper()}".strip()
+    if due > 0:
+        amount = f"The changes add {money} to pay; you can pay it on that page."
+    elif due < 0:
+        amount = f"The changes lower your order's total by {money}."
+    else:
+        amount = "The changes do not change your order's total."
+    return f"Changes to your order #{data.get('display_id')}", (
+        "Hello,\n\n"
+        f"We propose changes to your order #{data.get('display_id')}. {amount} "
+        f"To see them, and to accept or decline them, open:\n\n{link}\n"
+    )
+
+
+_BODIES: dict[str, Callable[[dict, str | None, str], tuple[str, str]]] = {
     PASSWORD_RESET: _password_reset,
     ORDER_CLAIM: _order_claim,
+    ORDER_EDIT_REQUESTED: _order_edit_requested,
 }
 # Medusa's payload keys per event (extra §12); anything else in `data` is ours.
 _PAYLOAD_KEYS = {
     PASSWORD_RESET: ("id", "email", "first_name", "last_name"),
     ORDER_CLAIM: ("old_email", "new_customer_id", "orders"),
+    ORDER_EDIT_REQUESTED: ("id",),
 }
 
 
-def compose(event_name: str, data: dict, token: str, storefront_url: str) -> Composed:
+def compose(event_name: str, data: dict, token: str | None, storefront_url: str) -> Composed:
     subject, body = _BODIES[event_name](data, token, storefront_url.rstrip("/"))
     payload = {k: data.get(k) for k in _PAYLOAD_KEYS[event_name]}
-    return Composed(subject, body, {**payload, "token": token})
+    return Composed(subject, body, {**payload, "token": token} if token is not None else payload)

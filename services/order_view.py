@@ -25,7 +25,7 @@ from services.totals import ItemInput, ShippingInput
 
 __all__ = [
     "OrderView", "orders_query", "load_views", "load_order_view", "load_order_view_by_cart",
-    "NOT_FOUND", "ADMIN_NOT_FOUND",
+    "NOT_FOUND", "ADMIN_NOT_FOUND", "compute_totals", "rows_by",
 ]
 
 NOT_FOUND = "Order with id {id} was not found"  # the store's wording
@@ -95,22 +95,22 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
         "created_at", "id"
     )
     item_ids, method_ids = [i.id for i in items], [m.id for m in methods]
-    adjustments = _by(
+    adjustments = rows_by(
         await LineItemAdjustment.filter(item_id__in=item_ids).order_by("created_at", "id"), "item_id", item_ids,
     ) if item_ids else {}
-    item_lines = _by(
+    item_lines = rows_by(
         await LineItemTaxLine.filter(item_id__in=item_ids).order_by("created_at", "id"), "item_id", item_ids,
     ) if item_ids else {}
-    method_lines = _by(
+    method_lines = rows_by(
         await ShippingMethodTaxLine.filter(shipping_method_id__in=method_ids).order_by("created_at", "id"),
         "shipping_method_id", method_ids,
     ) if method_ids else {}
-    transactions = _by(
+    transactions = rows_by(
         await GiftCardTransaction.filter(order_id__in=ids).select_related("gift_card").order_by("created_at", "id"),
         "order_id", ids,
     )
-    payments = _by(await Payment.filter(order_id__in=ids).order_by("created_at", "id"), "order_id", ids)
-    items_of, methods_of = _by(items, "order_id", ids), _by(methods, "order_id", ids)
+    payments = rows_by(await Payment.filter(order_id__in=ids).order_by("created_at", "id"), "order_id", ids)
+    items_of, methods_of = rows_by(items, "order_id", ids), rows_by(methods, "order_id", ids)
     views = []
     for order in orders:
         mine, shipped = items_of[order.id], methods_of[order.id]
@@ -121,18 +121,18 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
             method_tax_lines={m.id: method_lines[m.id] for m in shipped},
             gift_card_transactions=transactions[order.id], payments=payments[order.id],
         )
-        views.append(OrderView(**parts, totals=_totals(**parts)))
+        views.append(OrderView(**parts, totals=compute_totals(**parts)))
     return views
 
 
-def _by(rows: list, key: str, keys: list[str]) -> dict[str, list]:
+def rows_by(rows: list, key: str, keys: list[str]) -> dict[str, list]:
     out: dict[str, list] = {k: [] for k in keys}
     for row in rows:
         out[getattr(row, key)].append(row)
     return out
 
 
-def _totals(
+def compute_totals(
     order: Order, items: list[LineItem], adjustments: dict, item_tax_lines: dict,
     shipping_methods: list[ShippingMethod], method_tax_lines: dict, gift_card_transactions: list[GiftCardTransaction], payments: list[Payment],
 ) -> OrderTotals:

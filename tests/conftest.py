@@ -27,7 +27,7 @@ import pytest  # noqa: E402
 from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
-from services import files  # noqa: E402
+from services import files, notifications  # noqa: E402
 from workers.broker import load_actors, setup_broker  # noqa: E402
 
 BACKEND = os.environ.get("TEST_BACKEND", "sqlite")
@@ -53,6 +53,7 @@ SETTINGS = _settings()
 # Stored files (uploads, imports, exports) go to a directory of this session, never ./uploads.
 SETTINGS = replace(SETTINGS, file_storage_dir=tempfile.mkdtemp(prefix="commerce-test-files-"))
 files.configure(SETTINGS)
+notifications.configure(SETTINGS)  # the recording provider (no SMTP_HOST in the test settings)
 BROKER = setup_broker(SETTINGS)
 load_actors()
 

@@ -4,13 +4,13 @@ from sanic import Blueprint
 
 from app.admin import (
     apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts, draft_orders, gift_cards,
-    orders, products, uploads,
+    order_edits, orders, products, uploads,
 )
 
 __all__ = ["admin"]
 
 admin = Blueprint.group(
     auth.bp, apps.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp,
-    draft_orders.bp, gift_cards.bp, products.bp, uploads.bp, orders.bp,
+    draft_orders.bp, gift_cards.bp, order_edits.bp, orders.bp, products.bp, uploads.bp,
     url_prefix="/admin",
 )

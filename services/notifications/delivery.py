@@ -9,10 +9,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from jobs import outbox
-from models import Customer, Notification
+from models import Customer, Notification, OrderEdit
 from services import one_time_tokens
 from services.db import atomic
-from services.messages import ORDER_CLAIM, PASSWORD_RESET, compose, resource_type, token_request
+from services.messages import (
+    ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, compose, resource_type, token_request,
+)
 from services.notifications import OutgoingMessage, provider, storefront_url
 
 __all__ = ["SEND_ACTOR", "queue_message", "deliver"]
@@ -39,6 +41,12 @@ async def _reason_not_to_send(note: Notification) -> str | None:
         live = Customer.filter(id=note.data.get("id"), email=note.to, has_account=True, deleted_at=None)
     elif note.event_name == ORDER_CLAIM:
         live = Customer.filter(id=note.data.get("new_customer_id"), has_account=True, deleted_at=None)
+    elif note.event_name == ORDER_EDIT_REQUESTED:
+        still_asked = OrderEdit.filter(
+            id=note.data.get("id"), requested_at__not_isnull=True, confirmed_at=None, declined_at=None,
+            canceled_at=None,
+        )
+        return None if await still_asked.exists() else "the order edit is no longer awaiting the shopper"
     else:
         return f"unknown message kind {note.event_name}"
     return None if await live.exists() else "the customer account no longer exists"
@@ -55,16 +63,20 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
         await Notification.filter(id=note.id).update(status="failed", attempts=attempts, last_error=reason)
         return {"dropped": notification_id, "reason": reason}
     wanted = token_request(note.event_name, note.data)
-    token, row = await one_time_tokens.issue(
-        wanted.kind, customer_id=wanted.customer_id, email=wanted.email, data=wanted.data
-    )
+    token = row = None
+    if wanted is not None:
+        token, row = await one_time_tokens.issue(
+            wanted.kind, customer_id=wanted.customer_id, email=wanted.email, data=wanted.data
+        )
     composed = compose(note.event_name, note.data, token, storefront_url())
-    message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload, (token,))
+    secrets = (token,) if token else ()
+    message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload, secrets)
     chosen = provider()
     try:
         await chosen.send(message)
     except Exception as e:
-        await row.delete()  # never delivered (or not known to be): it must not stay usable
+        if row is not None:
+            await row.delete()  # never delivered (or not known to be): it must not stay usable
         await Notification.filter(id=note.id).update(
             status="failed" if attempts >= max_attempts else "pending", attempts=attempts,
             last_error=f"{type(e).__name__}: {e}"[:4000], provider_id=chosen.id,
