@@ -16,10 +16,12 @@ from services.cart_locks import lock_cart
 from services.cart_view import CartView, amount_discount, has_free_shipping, load_cart_view
 from services.db import atomic
 from services.discount_engine import Line, Shopper, allocate, check_offer, load_offers
+from services.payment_sessions import resync_payment_sessions
 from services.shipping import option_price
 
 __all__ = [
     "apply_discounts", "remove_discount_code", "keep_discounts_of_region", "refresh_adjustments", "cart_discounts",
+    "engine_lines",
 ]
 
 
@@ -59,6 +61,7 @@ async def remove_discount_code(cart_id: str, code: str) -> CartView:
             await _replace(cart, [d.id for d in after])
             await _reprice_shipping(cart, has_free_shipping(before), has_free_shipping(after))
             await refresh_adjustments(cart, after)
+            await resync_payment_sessions(cart)
     return await load_cart_view(cart_id)
 
 
@@ -112,14 +115,14 @@ async def refresh_adjustments(cart: Cart, discounts: list[Discount] | None = Non
         return
     offer = (await load_offers([discount.code]))[0]
     needs_tags = any(c.type == "product_tags" for c in offer.conditions)
-    amounts = allocate(offer, await _lines(items, needs_tags))
+    amounts = allocate(offer, await engine_lines(items, needs_tags))
     await LineItemAdjustment.bulk_create([
         LineItemAdjustment(item_id=item_id, description="discount", discount_id=discount.id, amount=amount)
         for item_id, amount in amounts.items()
     ])
 
 
-async def _lines(items: list[LineItem], with_tags: bool) -> list[Line]:
+async def engine_lines(items: list[LineItem], with_tags: bool) -> list[Line]:
     products = {i.variant.product.id: i.variant.product for i in items if i.variant is not None}
     tags: dict[str, set[str]] = {}
     if with_tags and products:

@@ -4,7 +4,7 @@ A line's `unit_price` (minor units) follows services.pricing for the cart's regi
 quantity, so quantity tiers apply as the quantity changes. A variant that tracks its inventory
 and takes no back orders must have the whole quantity in stock. Every change of lines removes
 the cart's shipping methods (their options may no longer fit) and rewrites its discount
-adjustments, as Medusa v1 does.
+adjustments, as Medusa v1 does; its payment sessions follow the new total.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from services.cart_view import CartView, load_cart_view
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed
 from services.metadata import merge_metadata
+from services.payment_sessions import resync_payment_sessions
 from services.pricing import PriceContext, unit_price
 
 __all__ = [
@@ -47,7 +48,9 @@ class NewLine:
 
 async def add_line_item(cart_id: str, line: NewLine) -> CartView:
     async with atomic():
-        await add_lines(await lock_cart(cart_id), [line])
+        cart = await lock_cart(cart_id)
+        await add_lines(cart, [line])
+        await resync_payment_sessions(cart)
     return await load_cart_view(cart_id)
 
 
@@ -66,6 +69,7 @@ async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: 
         else:
             await _change_line(cart, item, quantity, metadata)
         await _lines_changed(cart)
+        await resync_payment_sessions(cart)
     return await load_cart_view(cart_id)
 
 
@@ -86,6 +90,7 @@ async def delete_line_item(cart_id: str, item_id: str) -> CartView:
         cart = await lock_cart(cart_id)
         if len(item_id) <= _ID_LENGTH and await LineItem.filter(id=item_id, cart_id=cart.id).delete():
             await _lines_changed(cart)
+            await resync_payment_sessions(cart)
     return await load_cart_view(cart_id)
 
 

@@ -1,6 +1,10 @@
 """Carts (reference store §1.2, §3.6a, §3.12): creating one, reading it, and the changes of
 "Update a Cart", each in one transaction on the locked cart row.
 
+A cart's payment sessions follow every change here (services/payment_sessions.py), also when
+the body names the cart's current region: Medusa v1 skips the re-sync whenever `region_id` is
+sent, leaving the sessions on the old amount (a region that does change drops the sessions).
+
 A cart is reached by its id (the id is the secret, as in Medusa v1), so a cart shows only what
 its holder already knows. Hence two rules Medusa v1 does not have: only the signed-in customer
 can become a cart's customer (anyone else naming a customer id gets a 401, where Medusa would
@@ -27,6 +31,7 @@ from services.cart_locks import lock_cart
 from services.cart_view import CartView, load_cart_view
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed, NotFound, Unauthorized
+from services.payment_sessions import resync_payment_sessions
 from services.store import get_store
 from services.users import normalize_email
 
@@ -98,6 +103,7 @@ async def get_cart(cart_id: str, *, customer_id: str | None = None) -> CartView:
             await reprice_lines(cart)
             await refresh_adjustments(cart)
             await cart.save()
+            await resync_payment_sessions(cart)
         view = await load_cart_view(cart_id)
     return view
 
@@ -132,6 +138,7 @@ async def update_cart(cart_id: str, changes: CartChanges, *, customer_id: str | 
         if changes.context not in (KEEP, None):
             cart.context = {**(cart.context or {}), **changes.context}
         await cart.save()
+        await resync_payment_sessions(cart)
     return await load_cart_view(cart.id)
 
 

@@ -1,8 +1,11 @@
 """A cart's payment sessions (reference store §1.2, §3.4): one per payment provider of the cart's
 region, each for the cart's total; the shopper selects one, and completion authorizes it.
 
-Every function takes the cart's row lock and runs in one transaction. Amounts are minor units.
-Two departures from Medusa v1, both on purpose:
+Every function takes the cart's row lock and runs in one transaction. Amounts are minor units:
+a session is for the cart's total with its taxes computed, even in a region without automatic
+taxes (§3.4). Every change that can move the total re-syncs the sessions (`resync_payment_sessions`,
+§3.4's triggers), and the gateway hears of a session only when its amount changed (landscape #13:
+Medusa v1 calls it on every change). Two more departures from Medusa v1, both on purpose:
 - selecting a provider of the region that has no session yet creates it (Medusa answers 500
   "Could not find payment session");
 - refreshing the selected session keeps it selected (Medusa's refresh deselects it).
@@ -12,13 +15,13 @@ from __future__ import annotations
 
 from models import Cart, PaymentSession
 from services.cart_locks import lock_cart
-from services.cart_view import CartView, load_cart_view
+from services.cart_view import CartView, load_cart_view, with_forced_taxes
 from services.db import atomic
 from services.errors import NotAllowed, NotFound
 from services.payments import get_provider
 
-__all__ = ["set_payment_sessions", "sync_payment_sessions", "select_session", "update_session", "delete_session",
-           "refresh_session"]
+__all__ = ["set_payment_sessions", "sync_payment_sessions", "resync_payment_sessions", "select_session",
+           "update_session", "delete_session", "refresh_session"]
 
 # Medusa's core resolves `system` whatever the region lists.
 ALWAYS_AVAILABLE = "system"
@@ -28,7 +31,7 @@ async def set_payment_sessions(cart_id: str) -> CartView:
     """Create Payment Sessions: bring the cart's sessions in line with its region and total."""
     async with atomic():
         cart = await lock_cart(cart_id)
-        await sync_payment_sessions(cart, await load_cart_view(cart.id))
+        await sync_payment_sessions(cart, await load_cart_view(cart.id, force_taxes=True))
     return await load_cart_view(cart_id)
 
 
@@ -36,7 +39,7 @@ async def sync_payment_sessions(cart: Cart, view: CartView) -> None:
     """§3.4 setPaymentSessions, for a cart already locked by the caller: a cart with nothing to pay
     has no session; sessions of providers the region dropped go; the others follow the total; a
     region with one provider gets it initiated and selected, others a local session per provider."""
-    total = view.totals.total
+    total = with_forced_taxes(view).totals.total
     sessions = list(view.payment_sessions)
     if total <= 0 or not view.items:
         for session in sessions:
@@ -48,13 +51,17 @@ async def sync_payment_sessions(cart: Cart, view: CartView) -> None:
         if session.provider_id not in offered:
             await _forget(session)
             continue
+        changed = session.amount != total
         if session.is_selected and session.is_initiated:
-            session.data = await get_provider(session.provider_id).update_amount(session, total, cart)
+            if changed:
+                session.data = await get_provider(session.provider_id).update_amount(session, total, cart)
         elif session.is_initiated:
             await get_provider(session.provider_id).delete(session)
             session.status, session.data, session.is_initiated = "pending", {}, False
-        session.amount = total
-        await session.save()
+            changed = True
+        if changed:
+            session.amount = total
+            await session.save()
         kept.append(session)
     have = {s.provider_id for s in kept}
     if len(offered) == 1 and not any(s.is_selected for s in kept):
@@ -64,6 +71,13 @@ async def sync_payment_sessions(cart: Cart, view: CartView) -> None:
         if provider_id not in have:
             await PaymentSession.create(cart_id=cart.id, provider_id=provider_id, status="pending", data={},
                                         is_initiated=False, is_selected=None, amount=total)
+
+
+async def resync_payment_sessions(cart: Cart) -> None:
+    """After a change of a locked cart that can move its total: its sessions, if it has any,
+    follow it (§3.4's re-sync triggers). A cart without sessions costs one statement."""
+    if await PaymentSession.filter(cart_id=cart.id).exists():
+        await sync_payment_sessions(cart, await load_cart_view(cart.id, force_taxes=True))
 
 
 async def select_session(cart_id: str, provider_id: str) -> CartView:
@@ -100,7 +114,7 @@ async def refresh_session(cart_id: str, provider_id: str) -> CartView:
     takes the new amount."""
     async with atomic():
         cart = await lock_cart(cart_id)
-        view = await load_cart_view(cart.id)
+        view = await load_cart_view(cart.id, force_taxes=True)
         session = next((s for s in view.payment_sessions if s.provider_id == provider_id), None)
         if session is None:
             raise NotFound(f"Could not find payment session for provider {provider_id}")
@@ -116,7 +130,7 @@ async def refresh_session(cart_id: str, provider_id: str) -> CartView:
 
 async def _select(cart_id: str, provider_id: str) -> PaymentSession:
     cart = await lock_cart(cart_id)
-    view = await load_cart_view(cart.id)
+    view = await load_cart_view(cart.id, force_taxes=True)
     if provider_id != ALWAYS_AVAILABLE and provider_id not in {p.id for p in view.region.payment_providers}:
         raise NotAllowed("The payment method is not available in this region")
     provider = get_provider(provider_id)
@@ -131,7 +145,8 @@ async def _select(cart_id: str, provider_id: str) -> PaymentSession:
             await session.save(update_fields=["is_selected", "is_initiated", "updated_at"])
     total = view.totals.total
     if target is not None and target.is_initiated:
-        target.data = await provider.update_amount(target, total, cart)
+        if target.amount != total:
+            target.data = await provider.update_amount(target, total, cart)
         target.amount, target.is_selected = total, True
         await target.save()
         return target

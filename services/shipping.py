@@ -4,6 +4,7 @@ shipping method a cart gets from one (reference store §3.6).
 Prices are minor units. An option's price comes from its fulfillment provider: a flat rate is
 the option's `amount`; a calculated price needs a provider able to compute it, and the only
 provider this store has (`manual`) cannot, so such options are left out for carts and refused.
+A new shipping method re-syncs the cart's payment sessions (reference store §3.4).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from services.cart_locks import can_hold_id, lock_cart
 from services.cart_view import CartView, load_cart_view
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed, NotFound
+from services.payment_sessions import resync_payment_sessions
 from services.pricing import tax_on
 from services.taxes import TaxLine, load_overrides, option_lines
 
@@ -146,6 +148,7 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
             if item.has_shipping != has_shipping:
                 item.has_shipping = has_shipping
                 await item.save(update_fields=["has_shipping", "updated_at"])
+        await resync_payment_sessions(cart)
     return await load_cart_view(cart_id)
 
 

@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 
 from models import Region, TaxRate
 
-__all__ = ["TaxLine", "Overrides", "load_overrides", "product_lines", "option_lines", "default_line"]
+__all__ = [
+    "TaxLine", "Overrides", "load_overrides", "region_overrides", "product_lines", "option_lines", "default_line",
+    "system_lines",
+]
+
+_KINDS = (("products", "products"), ("types", "product_types"), ("options", "shipping_options"))
 
 
 @dataclass(frozen=True)
@@ -46,21 +51,33 @@ async def load_overrides(
 ) -> Overrides:
     """The overrides among `region_rates` (the region's TaxRate rows, already loaded) for these
     ids: no query when the region has no rates, else one per kind of id asked for."""
+    wanted = dict(zip(("products", "types", "options"), (product_ids, type_ids, option_ids)))
+    return await _overrides(region_rates, {kind: {i for i in ids if i} for kind, ids in wanted.items()})
+
+
+async def region_overrides(region_rates: list[TaxRate]) -> Overrides:
+    """Every override among the region's rates, whatever it is attached to: no query when the
+    region has no rates, else three (services/region_parts.py keeps them per region)."""
+    return await _overrides(region_rates, None)
+
+
+async def _overrides(region_rates: list[TaxRate], wanted: dict[str, set[str]] | None) -> Overrides:
+    # `wanted`: the owner ids to look for, by kind; None looks for every owner.
     by_id = {r.id: r for r in region_rates}
     if not by_id:
         return Overrides()
     found: dict[str, dict[str, list[TaxLine]]] = {}
-    for kind, ids in (("products", product_ids), ("product_types", type_ids), ("shipping_options", option_ids)):
+    for kind, relation in _KINDS:
         out: dict[str, list[TaxLine]] = {}
-        wanted = {i for i in ids if i}
-        if wanted:
-            rows = await TaxRate.filter(id__in=list(by_id), **{f"{kind}__id__in": wanted}).values_list(
-                "id", f"{kind}__id"
-            )
+        ids = None if wanted is None else wanted[kind]
+        if ids is None or ids:
+            owner = f"{relation}__id"
+            narrowed = {f"{owner}__isnull": False} if ids is None else {f"{owner}__in": ids}
+            rows = await TaxRate.filter(id__in=list(by_id), **narrowed).values_list("id", owner)
             for rate_id, owner_id in sorted(rows, key=lambda r: (r[1], by_id[r[0]].created_at, r[0])):
                 out.setdefault(owner_id, []).append(_line(by_id[rate_id]))
         found[kind] = out
-    return Overrides(found["products"], found["product_types"], found["shipping_options"])
+    return Overrides(found["products"], found["types"], found["options"])
 
 
 def product_lines(region: Region, overrides: Overrides, product_id: str | None, type_id: str | None) -> list[TaxLine]:
@@ -73,3 +90,17 @@ def product_lines(region: Region, overrides: Overrides, product_id: str | None, 
 
 def option_lines(region: Region, overrides: Overrides, option_id: str) -> list[TaxLine]:
     return list(overrides.options.get(option_id, [])) or [default_line(region)]
+
+
+def system_lines(region: Region, overrides: Overrides, items, methods) -> tuple[dict[str, list[TaxLine]], dict]:
+    """The system provider's lines for a cart: by line id (`items`: LineItems with variant and
+    product loaded) and by shipping method id. The one computation every path uses: a cart
+    answer, the tax-calculation job and completion."""
+    item_lines: dict[str, list[TaxLine]] = {}
+    for item in items:
+        product = item.variant.product if item.variant is not None and not item.is_return else None
+        item_lines[item.id] = product_lines(
+            region, overrides, product.id if product else None, product.type_id if product else None
+        )
+    method_lines = {m.id: option_lines(region, overrides, m.shipping_option_id) for m in methods}
+    return item_lines, method_lines

@@ -3,14 +3,17 @@ gift cards, shoppers with an account, and shipping options."""
 
 from __future__ import annotations
 
-from models import Customer, Region, ShippingOption, ShippingOptionRequirement, ShippingProfile
+from models import (
+    Customer, FulfillmentProvider, MoneyAmount, PaymentProvider, Region, ShippingOption, ShippingOptionRequirement,
+    ShippingProfile,
+)
 from services.discounts import RuleInput, create_discount
 from services.gift_cards import create_gift_card
 from services.passwords import hash_password
 
 __all__ = [
     "region_id", "new_cart", "add_item", "ship", "update_cart", "discount", "gift_card", "shopper", "shipping_option",
-    "option_id", "line", "CART_COLUMNS", "TOTAL_KEYS",
+    "option_id", "line", "manual_tax_region", "region_price", "CART_COLUMNS", "TOTAL_KEYS",
 ]
 
 CART_COLUMNS = {
@@ -98,3 +101,19 @@ async def shipping_option(name: str, region: str = "NA", amount: int | None = 50
     for kind, limit in (requirements or {}).items():
         await ShippingOptionRequirement.create(shipping_option_id=option.id, type=kind, amount=limit)
     return option
+
+
+async def manual_tax_region(name: str = "Manual", tax_rate: float = 12) -> Region:
+    """A usd region whose taxes are not automatic (reference store §3.7's "manual taxes"), paying
+    and shipping with `manual`."""
+    region = await Region.create(name=name, currency_code="usd", tax_rate=tax_rate, automatic_taxes=False)
+    await region.payment_providers.add(await PaymentProvider.get(id="manual"))
+    await region.fulfillment_providers.add(await FulfillmentProvider.get(id="manual"))
+    return region
+
+
+async def region_price(variant_id: str, region: str, amount: int) -> MoneyAmount:
+    """A price of the variant in the region of that name (it wins over a higher currency price)."""
+    found = await Region.get(name=region)
+    return await MoneyAmount.create(variant_id=variant_id, region_id=found.id, currency_code=found.currency_code,
+                                    amount=amount)

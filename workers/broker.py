@@ -16,7 +16,7 @@ from workers.tracking import JobTracking
 
 __all__ = ["setup_broker", "load_actors", "ACTOR_MODULES", "QUEUES"]
 
-ACTOR_MODULES = ("jobs.maintenance", "jobs.batch_jobs", "jobs.checkout", "jobs.notifications")
+ACTOR_MODULES = ("jobs.maintenance", "jobs.batch_jobs", "jobs.checkout", "jobs.notifications", "jobs.taxes")
 QUEUES = ("default", "maintenance")
 
 

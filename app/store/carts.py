@@ -1,6 +1,9 @@
-"""Store carts: `/store/carts` create, get, update, line items, discounts and shipping methods
-(reference store §1.2). Every route answers `{cart}` (app/cart_json.py); only the get honours
-`expand` and `fields`, but every route refuses other query keys, as Medusa v1 does."""
+"""Store carts: `/store/carts` create, get, update, line items, discounts, shipping methods and
+calculate taxes (reference store §1.2). Every route answers `{cart}` (app/cart_json.py); only the
+get honours `expand` and `fields`, but every route refuses other query keys, as Medusa v1 does.
+
+Calculate taxes answers the default relations, as the other routes do (Medusa v1 answers only
+those its totals need), or 202 while its tax job has not finished (services/cart_taxes.py)."""
 
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ from app.query import ParsedQuery, QuerySpec, parse_qs, parse_query
 from app.responses import json
 from app.serialize import COLUMNS
 from app.validation import Body, Email, NonEmptyStr, parse_body
-from models import Cart
+from models import Cart, Job
 from services.cart_discounts import remove_discount_code
 from services.cart_items import MAX_QUANTITY, NewLine, add_line_item, delete_line_item, update_line_item
+from services.cart_taxes import calculate_cart_taxes
 from services.carts import CartChanges, NewCart, create_cart, get_cart, update_cart
 from services.errors import InvalidData
 from services.shipping import add_shipping_method
@@ -29,6 +33,7 @@ QUERY = QuerySpec(
     extra_fields=("object", "payment_session") + TOTAL_KEYS, is_list=False,
 )
 
+RETRY_AFTER_SECONDS = 1  # how soon a client is told to repeat a tax calculation still running
 Metadata = dict[str, Any]
 Quantity = Annotated[int, Field(le=MAX_QUANTITY)]
 
@@ -179,3 +184,20 @@ async def add_method(request: Request, cart_id: str):
     cart_query(request)
     body = parse_body(request, NewShippingMethod)
     return cart_answer(await add_shipping_method(cart_id, body.option_id, body.data))
+
+
+@bp.post("/<cart_id:str>/taxes")
+async def calculate_taxes(request: Request, cart_id: str):
+    cart_query(request)
+    wait = request.app.ctx.settings.tax_job_wait_seconds
+    done = await calculate_cart_taxes(cart_id, wait_seconds=wait)
+    if done.view is None:
+        return json(_pending(done.job), 202, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    return cart_answer(done.view)
+
+
+def _pending(job: Job) -> dict:
+    return {
+        "message": "The cart's taxes are being calculated: repeat the request to get the cart",
+        "job": {"id": job.id, "status": job.status, "attempts": job.attempts, "created_at": job.created_at},
+    }

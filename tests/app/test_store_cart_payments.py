@@ -1,12 +1,16 @@
 """Store carts' payment sessions (reference store §1.2, §3.4): create, select, update, delete,
-refresh, and the medusa-js checkout flow up to a selected provider."""
+refresh, the medusa-js checkout flow up to a selected provider, and the re-sync that keeps the
+sessions on the cart's taxed total through every change."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from models import Cart, PaymentProvider, PaymentSession, Region
-from tests.cart_factories import add_item, new_cart, ship, update_cart
+from services.payments import get_provider
+from tests.cart_factories import (
+    add_item, discount, gift_card, manual_tax_region, new_cart, region_price, ship, update_cart,
+)
 
 ADDRESS = {"first_name": "Jane", "last_name": "Doe", "address_1": "1 Main St", "city": "Boston",
            "country_code": "us", "postal_code": "02110"}
@@ -241,3 +245,95 @@ async def test_a_completed_cart_cannot_change_its_payment(client, seeded):
     await Cart.filter(id=cart["id"]).update(completed_at=datetime.now(timezone.utc))
     r = await post(client, f"/store/carts/{cart['id']}/payment-sessions")
     assert r.status_code == 400 and r.json()["type"] == "not_allowed"
+
+
+# ---------------------------------------------------------------- re-sync (§3.4 triggers)
+
+
+async def sessions_of(cart_id: str) -> dict[str, PaymentSession]:
+    return {s.provider_id: s for s in await PaymentSession.filter(cart_id=cart_id)}
+
+
+async def test_the_session_amount_follows_every_change_of_the_total(client, seeded):
+    # Given a cart paying with manual, and a discount code
+    await discount("TENOFF")
+    card = await gift_card(300)
+    cart = await ready_cart(client)
+    cart = (await post(client, f"/store/carts/{cart['id']}/payment-sessions")).json()["cart"]
+    base = f"/store/carts/{cart['id']}"
+    # When the cart changes in every way that moves its total
+    changes = {
+        "add a line": lambda: client.post(f"{base}/line-items", json={"variant_id": "variant_mug_white", "quantity": 2}),
+        "update a line": lambda: client.post(f"{base}/line-items/{cart['items'][0]['id']}", json={"quantity": 3}),
+        "apply a discount": lambda: client.post(base, json={"discounts": [{"code": "TENOFF"}]}),
+        "remove the discount": lambda: client.delete(f"{base}/discounts/TENOFF"),
+        "add a shipping method": lambda: client.post(f"{base}/shipping-methods", json={"option_id": shipping}),
+        "apply a gift card": lambda: client.post(base, json={"gift_cards": [{"code": card.code}]}),
+        "delete a line": lambda: client.delete(f"{base}/line-items/{cart['items'][0]['id']}"),
+    }
+    shipping = cart["shipping_methods"][0]["shipping_option_id"]
+    totals = [cart["total"]]
+    for name, change in changes.items():
+        r = await change()
+        assert r.status_code == 200, (name, r.text)
+        cart = r.json()["cart"]
+        # I expect the selected session to be for the new total, every time
+        assert cart["payment_session"]["amount"] == cart["total"] > 0, name
+        assert (await sessions_of(cart["id"]))["manual"].amount == cart["total"], name
+        assert cart["total"] != totals[-1], name
+        totals.append(cart["total"])
+
+
+async def test_the_gateway_hears_of_a_session_only_when_its_amount_changed(client, seeded, monkeypatch):
+    # Given a cart whose manual session is initiated and selected, and a gateway that records calls
+    cart = await ready_cart(client)
+    await post(client, f"/store/carts/{cart['id']}/payment-sessions")
+    manual, calls = get_provider("manual"), []
+    original = manual.update_amount
+
+    async def recording(session, amount, cart):
+        calls.append(amount)
+        return await original(session, amount, cart)
+
+    monkeypatch.setattr(manual, "update_amount", recording)
+    before = (await sessions_of(cart["id"]))["manual"]
+    # When the cart changes in ways that leave its total alone
+    await update_cart(client, cart, context={"note": "gift"}, email="jane@example.com")
+    await update_cart(client, cart, shipping_address={"first_name": "Janet"})
+    # I expect no call to the gateway and the session row untouched
+    assert calls == []
+    after = (await sessions_of(cart["id"]))["manual"]
+    assert (after.amount, after.updated_at, after.data) == (before.amount, before.updated_at, before.data)
+    # When the total does change, the gateway hears of it once, with the new amount
+    bigger = await add_item(client, cart, "variant_cap_black", 1)
+    assert calls == [bigger["total"]]
+
+
+async def test_a_cart_with_nothing_left_to_pay_loses_its_sessions(client, seeded):
+    # Given a cart with sessions for two providers
+    await offer_system_too()
+    cart = await ready_cart(client)
+    r = await post(client, f"/store/carts/{cart['id']}/payment-sessions")
+    assert len(r.json()["cart"]["payment_sessions"]) == 2
+    # When a gift card covers the whole cart
+    card = await gift_card(1_000_000)
+    cart = await update_cart(client, cart, gift_cards=[{"code": card.code}])
+    # I expect a total of 0 and no session left
+    assert cart["total"] == 0
+    assert cart["payment_sessions"] == [] and cart["payment_session"] is None
+    assert await PaymentSession.filter(cart_id=cart["id"]).count() == 0
+
+
+async def test_sessions_of_a_region_without_automatic_taxes_are_for_the_taxed_total(client, seeded):
+    # Given a manual-tax region (12 %) and a cap at 100 there (reference §3.7: session total 112)
+    await manual_tax_region("Manual", 12)
+    await region_price("variant_cap_black", "Manual", 100)
+    cart = await new_cart(client, "Manual", {"variant_cap_black": 1})
+    assert (cart["tax_total"], cart["total"]) == (0, 100)
+    # When the sessions are created, then a second cap is added
+    r = await post(client, f"/store/carts/{cart['id']}/payment-sessions")
+    # I expect the session for the total with its taxes, though the cart shows none
+    body = r.json()["cart"]
+    assert body["total"] == 100 and body["payment_session"]["amount"] == 112
+    cart = await add_item(client, cart, "variant_cap_black", 1)
+    assert cart["total"] == 200 and cart["payment_session"]["amount"] == 224

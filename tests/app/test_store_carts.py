@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from models import Cart, Country, Customer, ProductVariant, Region, SalesChannel
+from models import (
+    Cart, Country, Customer, LineItemTaxLine, Product, ProductType, ProductVariant, Region, SalesChannel,
+    ShippingOption, TaxRate,
+)
 from services.store import get_store
 from tests.cart_factories import (
     CART_COLUMNS, TOTAL_KEYS, discount, gift_card, line, new_cart, region_id, ship, shopper, update_cart,
@@ -221,3 +224,65 @@ async def test_reading_a_cart_takes_the_same_statements_for_one_line_or_twenty(c
     assert len(body["items"]) == 20 and all(i["adjustments"] for i in body["items"])
     assert body["shipping_methods"] and body["gift_card_total"] == 500 and body["discounts"]
     assert counts[0] == counts[1] <= 11, counts
+
+
+async def _read_counts(client, carts: list[dict]) -> tuple[list[int], dict]:
+    counts, body = [], None
+    for cart in carts:
+        async with count_queries() as statements:
+            r = await client.get(f"/store/carts/{cart['id']}")
+        assert r.status_code == 200
+        counts.append(len(statements))
+        body = r.json()["cart"]
+    return counts, body
+
+
+@pytest.mark.parametrize("with_offers", [False, True], ids=["plain", "discount-and-gift-card"])
+async def test_a_cart_is_read_in_at_most_five_statements_for_one_line_or_twenty(client, seeded, with_offers):
+    # Given carts of one line and of twenty, shipped, with payment sessions (and a discount and a gift card)
+    await discount("TENOFF")
+    card = await gift_card(500)
+    variants = await ProductVariant.all().order_by("id").limit(20).values_list("id", flat=True)
+    carts = []
+    for chosen in (variants[:1], variants):
+        cart = await new_cart(client, "NA", {v: 1 for v in chosen})
+        await ship(client, cart)
+        if with_offers:
+            await update_cart(client, cart, discounts=[{"code": "TENOFF"}], gift_cards=[{"code": card.code}])
+        r = await client.post(f"/store/carts/{cart['id']}/payment-sessions")
+        carts.append(r.json()["cart"])
+    # When each is read
+    counts, body = await _read_counts(client, carts)
+    # I expect at most five statements, the same for both, and everything in the answer
+    assert counts[0] == counts[1] <= 5, counts
+    assert len(body["items"]) == 20 and body["shipping_methods"] and body["payment_session"]["amount"] == body["total"]
+    assert bool(body["discounts"]) == with_offers and all(bool(i["adjustments"]) == with_offers for i in body["items"])
+    assert body["gift_card_total"] == (500 if with_offers else 0)
+
+
+async def test_a_cart_with_tax_rate_overrides_and_stored_tax_lines_is_read_in_five_statements(client, seeded):
+    # Given EU rates on a product, a product type and the shipping option, and carts of one line and of three
+    eu = await Region.get(name="EU")
+    hats = await ProductType.create(value="Hats")
+    await Product.filter(id="prod_cap").update(type_id=hats.id)
+    for owner, relation in ((await Product.get(id="prod_cap"), "products"), (hats, "product_types"),
+                            (await ShippingOption.get(name="EU Flat Rate"), "shipping_options")):
+        rate = await TaxRate.create(region_id=eu.id, rate=10, name="Reduced", code="R")
+        await getattr(rate, relation).add(owner)
+    carts = []
+    for lines in ({"variant_cap_black": 1}, {"variant_cap_black": 1, "variant_mug_white": 1, "variant_t_shirt_s": 2}):
+        cart = await new_cart(client, "EU", lines)
+        carts.append(await ship(client, cart, "EU Flat Rate"))
+    counts, body = await _read_counts(client, carts)
+    assert counts[0] == counts[1] <= 5, counts
+    assert body["items"][0]["tax_lines"][0]["name"] == "Reduced"
+    assert body["shipping_methods"][0]["tax_lines"][0]["name"] == "Reduced"
+    # When the region's taxes are no longer automatic and the lines have stored tax lines
+    await Region.filter(id=eu.id).update(automatic_taxes=False)
+    for cart in carts:
+        for item in cart["items"]:
+            await LineItemTaxLine.create(item_id=item["id"], rate=12, name="Stored", code="S")
+    counts, body = await _read_counts(client, carts)
+    # I expect the stored lines, still within five statements
+    assert counts[0] == counts[1] <= 5, counts
+    assert [t["name"] for i in body["items"] for t in i["tax_lines"]] == ["Stored"] * 3

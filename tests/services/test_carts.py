@@ -1,11 +1,21 @@
-"""Carts in the service layer: the prices and taxes of their lines (reference store §2.0, §3.7)."""
+"""Carts in the service layer: the prices and taxes of their lines (reference store §2.0, §3.7),
+and the region parts every cart read shows, remembered per process (services/region_parts.py)."""
 
 from __future__ import annotations
 
-from models import LineItem, LineItemTaxLine, MoneyAmount, Product, ProductType, Region, TaxRate
+import json
+import time
+
+from models import LineItem, LineItemTaxLine, MoneyAmount, PaymentProvider, Product, ProductType, Region, TaxRate
+from services import region_parts
 from services.cart_items import NewLine
+from services.cart_view import load_cart_view
 from services.carts import NewCart, create_cart, get_cart
+from services.db import atomic
 from services.pricing import PriceContext, unit_price
+from services.region_parts import touch_region
+from services.seed import load_seed
+from workers.cli import DEMO_SEED
 
 
 async def a_cart(region: str, lines: dict[str, int]):
@@ -71,3 +81,60 @@ async def test_a_custom_line_is_priced_as_stored_and_not_taxed(seeded):
     wrap = next(i for i in view.items if i.title == "Gift wrap")
     assert view.item_tax_lines[wrap.id] == [] and view.totals.items[wrap.id].total == 300
     assert view.totals.subtotal == 1700 and view.totals.tax_total == 350
+
+
+# ---------------------------------------------------------------- the region's parts, remembered per process
+
+
+async def providers_of(cart_id: str) -> list[str]:
+    return [p.id for p in (await get_cart(cart_id)).region.payment_providers]
+
+
+async def test_a_region_changed_through_the_application_is_seen_at_the_next_read(seeded):
+    # Given a cart in NA, read once (so its region's parts are remembered)
+    view = await a_cart("NA", {"variant_cap_black": 1})
+    assert await providers_of(view.cart.id) == ["manual"]
+    # When the region gets a provider in a transaction that saves the region
+    async with atomic():
+        region = await Region.get(name="NA")
+        await region.payment_providers.add(await PaymentProvider.get(id="system"))
+        await touch_region(region.id)
+    # I expect the next read to show it
+    assert await providers_of(view.cart.id) == ["manual", "system"]
+
+
+async def test_a_region_reloaded_by_the_seed_is_seen_at_the_next_read(seeded):
+    view = await a_cart("NA", {"variant_cap_black": 1})
+    assert await providers_of(view.cart.id) == ["manual"]
+    data = json.loads(DEMO_SEED.read_text())
+    next(r for r in data["regions"] if r["name"] == "NA")["payment_providers"] = ["manual", "system"]
+    await load_seed(data)
+    assert await providers_of(view.cart.id) == ["manual", "system"]
+
+
+async def test_a_change_behind_the_applications_back_is_seen_in_a_transaction_and_within_the_max_age(
+    seeded, monkeypatch,
+):
+    # Given a remembered region, changed by hand without saving the region row
+    view = await a_cart("NA", {"variant_cap_black": 1})
+    await providers_of(view.cart.id)
+    region = await Region.get(name="NA")
+    await region.payment_providers.add(await PaymentProvider.get(id="system"))
+    # I expect a change being decided (in a transaction) to read the database
+    async with atomic():
+        assert [p.id for p in (await load_cart_view(view.cart.id)).region.payment_providers] == ["manual", "system"]
+    # and any read to see it once the entry is older than the bound
+    later = time.monotonic() + region_parts.MAX_AGE_SECONDS + 1
+    monkeypatch.setattr(region_parts.time, "monotonic", lambda: later)
+    assert await providers_of(view.cart.id) == ["manual", "system"]
+
+
+async def test_carts_of_two_regions_each_show_their_own_region(seeded):
+    na = await a_cart("NA", {"variant_cap_black": 1})
+    eu = await a_cart("EU", {"variant_cap_black": 1})
+    for _ in range(2):
+        for view, countries in ((na, {"us", "ca"}), (eu, None)):
+            read = await get_cart(view.cart.id)
+            codes = {c.iso_2 for c in read.region.countries}
+            assert codes == countries if countries else ("us" not in codes and codes)
+            assert all(c.region_id == view.cart.region_id for c in read.region.countries)
