@@ -94,8 +94,22 @@ async def read_cart(cart_id: str, *, stored_tax_lines: Callable[[Cart], bool]) -
     )
 
 
-async def _rows(query) -> list:
-    _, rows = await Cart._meta.db.execute_query(*query.get_parameterized_sql())
+# The statements differ only by the cart id, so each shape is built by pypika once per process
+# (building one costs more CPU than running it) and then run with the id as its one parameter.
+_STATEMENTS: dict[tuple, str] = {}
+_MARK = "\x00cart-id\x00"
+
+
+async def _rows(shape: tuple, build: Callable[[str], Any], cart_id: str) -> list:
+    db = Cart._meta.db
+    key = (db.capabilities.dialect, *shape)
+    sql = _STATEMENTS.get(key)
+    if sql is None:
+        sql, params = build(_MARK).get_parameterized_sql()
+        if params != [_MARK]:  # the shape must take the id once, as a parameter
+            raise RuntimeError(f"cart statement {shape} has parameters {params!r}")
+        _STATEMENTS[key] = sql
+    _, rows = await db.execute_query(sql, [cart_id])
     return rows
 
 
@@ -109,21 +123,25 @@ async def _cart(cart_id: str) -> tuple[Cart | None, list[PaymentSession], dict[s
         _Source(SalesChannel, "sc"), _Source(PaymentSession, "ps"),
     )
     counted = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards"}
-    query = (
-        _query().from_(c.table)
-        .join(r.table).on(r.table.id == c.table.region_id)
-        .left_join(ship.table).on(ship.table.id == c.table.shipping_address_id)
-        .left_join(bill.table).on(bill.table.id == c.table.billing_address_id)
-        .left_join(channel.table).on(channel.table.id == c.table.sales_channel_id)
-        .left_join(ps.table).on(ps.table.cart_id == c.table.id)
-        .select(*c.select(), *r.select(), *ship.select(), *bill.select(), *channel.select(), *ps.select())
-        .where((c.table.id == cart_id) & c.table.deleted_at.isnull())
-    )
-    for name, table_name in counted.items():  # each table's rows of this cart, by its `cart_id`
-        table = Table(table_name)
-        query = query.select(_query().from_(table).select(fn.Count("*")).where(table.cart_id == c.table.id)
-                             .as_(f"n_{name}"))
-    rows = await _rows(ps.order(query))
+
+    def build(cart_id: str):
+        query = (
+            _query().from_(c.table)
+            .join(r.table).on(r.table.id == c.table.region_id)
+            .left_join(ship.table).on(ship.table.id == c.table.shipping_address_id)
+            .left_join(bill.table).on(bill.table.id == c.table.billing_address_id)
+            .left_join(channel.table).on(channel.table.id == c.table.sales_channel_id)
+            .left_join(ps.table).on(ps.table.cart_id == c.table.id)
+            .select(*c.select(), *r.select(), *ship.select(), *bill.select(), *channel.select(), *ps.select())
+            .where((c.table.id == cart_id) & c.table.deleted_at.isnull())
+        )
+        for name, table_name in counted.items():  # each table's rows of this cart, by its `cart_id`
+            table = Table(table_name)
+            query = query.select(_query().from_(table).select(fn.Count("*")).where(table.cart_id == c.table.id)
+                                 .as_(f"n_{name}"))
+        return ps.order(query)
+
+    rows = await _rows(("cart",), build, cart_id)
     if not rows:
         return None, [], {}
     cart = c.build(rows[0])
@@ -145,19 +163,25 @@ async def _items(cart_id: str, with_adjustments: bool, with_tax_lines: bool):
     li, v, p, pf = _Source(LineItem, "li"), _Source(ProductVariant, "v"), _Source(Product, "p"), _Source(
         ShippingProfile, "pf")
     a, t = _Source(LineItemAdjustment, "a"), _Source(LineItemTaxLine, "t")
-    query = (
-        _query().from_(li.table)
-        .left_join(v.table).on(v.table.id == li.table.variant_id)
-        .left_join(p.table).on(p.table.id == v.table.product_id)
-        .left_join(pf.table).on(pf.table.id == p.table.profile_id)
-        .select(*li.select(), *v.select(), *p.select(), *pf.select())
-        .where(li.table.cart_id == cart_id)
-    )
-    query = li.order(query)
     children = [(source, "item_id") for source, wanted in ((a, with_adjustments), (t, with_tax_lines)) if wanted]
-    for child, key in children:
-        query = child.order(query.left_join(child.table).on(child.table.field(key) == li.table.id).select(*child.select()))
-    rows = await _rows(query)
+
+    def build(cart_id: str):
+        query = (
+            _query().from_(li.table)
+            .left_join(v.table).on(v.table.id == li.table.variant_id)
+            .left_join(p.table).on(p.table.id == v.table.product_id)
+            .left_join(pf.table).on(pf.table.id == p.table.profile_id)
+            .select(*li.select(), *v.select(), *p.select(), *pf.select())
+            .where(li.table.cart_id == cart_id)
+        )
+        query = li.order(query)
+        for child, key in children:
+            query = child.order(
+                query.left_join(child.table).on(child.table.field(key) == li.table.id).select(*child.select())
+            )
+        return query
+
+    rows = await _rows(("items", with_adjustments, with_tax_lines), build, cart_id)
     items: dict[str, LineItem] = {}
     for row in rows:
         if row["li.id"] in items:
@@ -177,16 +201,19 @@ async def _items(cart_id: str, with_adjustments: bool, with_tax_lines: bool):
 
 async def _methods(cart_id: str, with_tax_lines: bool):
     m, o, t = _Source(ShippingMethod, "m"), _Source(ShippingOption, "o"), _Source(ShippingMethodTaxLine, "t")
-    query = (
-        _query().from_(m.table)
-        .join(o.table).on(o.table.id == m.table.shipping_option_id)
-        .select(*m.select(), *o.select())
-        .where(m.table.cart_id == cart_id)
-    )
-    query = m.order(query)
-    if with_tax_lines:
-        query = t.order(query.left_join(t.table).on(t.table.shipping_method_id == m.table.id).select(*t.select()))
-    rows = await _rows(query)
+
+    def build(cart_id: str):
+        query = m.order(
+            _query().from_(m.table)
+            .join(o.table).on(o.table.id == m.table.shipping_option_id)
+            .select(*m.select(), *o.select())
+            .where(m.table.cart_id == cart_id)
+        )
+        if with_tax_lines:
+            query = t.order(query.left_join(t.table).on(t.table.shipping_method_id == m.table.id).select(*t.select()))
+        return query
+
+    rows = await _rows(("methods", with_tax_lines), build, cart_id)
     methods: dict[str, ShippingMethod] = {}
     for row in rows:
         if row["m.id"] not in methods:

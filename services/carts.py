@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
+from tortoise.expressions import Subquery
 from tortoise.transactions import in_transaction
 
-from models import Cart, Customer, PaymentSession, Region, SalesChannel, ShippingMethod
+from models import Cart, Customer, PaymentSession, Region, SalesChannel, ShippingMethod, Store
 from services.cart_addresses import (
     SHIPPING, move_shipping_country, new_shipping_address, region_countries, set_address,
 )
@@ -32,7 +33,7 @@ from services.cart_view import CartView, load_cart_view
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.payment_sessions import resync_payment_sessions
-from services.store import get_store
+from services.region_parts import region_parts
 from services.users import normalize_email
 
 __all__ = ["KEEP", "NewCart", "CartChanges", "create_cart", "get_cart", "update_cart"]
@@ -67,19 +68,23 @@ class CartChanges:
 
 async def create_cart(new: NewCart, *, customer_id: str | None = None, request_context: dict | None = None) -> CartView:
     """A cart in the given region (else the first one), bound to the signed-in customer if any.
-    `context` is merged over the request's (`ip`, `user_agent`)."""
+    `context` is merged over the request's (`ip`, `user_agent`).
+
+    What it only reads (region, sales channel, the region's countries) is read before the
+    transaction, so the transaction holds nothing but the inserts and the region's parts can
+    come from the per-process cache; a new cart has no row for another request to race on."""
+    region = await _new_cart_region(new.region_id)
+    channel = await (_sales_channel(new.sales_channel_id) if new.sales_channel_id else _default_sales_channel())
+    countries = [c.iso_2 for c in (await region_parts(region)).countries]
+    customer = await Customer.get_or_none(id=customer_id, deleted_at=None) if customer_id else None
+    if new.country_code is not None and new.country_code.lower() not in countries:
+        raise NotAllowed("Shipping country not in region")
     async with atomic():
-        region = await _new_cart_region(new.region_id)
-        channel = await _sales_channel(new.sales_channel_id or (await get_store()).default_sales_channel_id)
         cart = Cart(region=region, context={**(request_context or {}), **(new.context or {})},
                     sales_channel_id=channel.id if channel else None)
-        customer = await Customer.get_or_none(id=customer_id, deleted_at=None) if customer_id else None
         if customer is not None:
             cart.customer_id, cart.email = customer.id, customer.email
-        countries = await region_countries(region.id)
         if new.country_code is not None:
-            if new.country_code.lower() not in countries:
-                raise NotAllowed("Shipping country not in region")
             await new_shipping_address(cart, new.country_code.lower())
         elif len(countries) == 1:
             await new_shipping_address(cart, countries[0])
@@ -207,6 +212,15 @@ async def _new_cart_region(region_id: str | None) -> Region:
     if region is None:
         raise InvalidData("A region is required to create a cart")
     return region
+
+
+async def _default_sales_channel() -> SalesChannel | None:
+    """The store's default channel, in one statement (None when the store has none)."""
+    default_id = Subquery(Store.all().limit(1).values("default_sales_channel_id"))
+    channel = await SalesChannel.filter(id=default_id, deleted_at=None).first()
+    if channel is not None and channel.is_disabled:
+        raise InvalidData(f'Unable to assign the cart to a disabled Sales Channel "{channel.name}"')
+    return channel
 
 
 async def _sales_channel(channel_id: str | None) -> SalesChannel | None:
