@@ -15,7 +15,7 @@ from sanic import Request
 from services.errors import InvalidData
 
 __all__ = [
-    "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
+    "AddressFields", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -57,6 +57,22 @@ class Body(BaseModel):
     """Base of request bodies: unknown keys are refused, types are not coerced."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class AddressFields(Body):
+    """An address given as fields (carts, draft orders, customers), every field optional."""
+
+    first_name: str | None = None
+    last_name: str | None = None
+    phone: str | None = None
+    company: str | None = None
+    address_1: str | None = None
+    address_2: str | None = None
+    city: str | None = None
+    country_code: str | None = None
+    province: str | None = None
+    postal_code: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 _TYPE_MESSAGES = {

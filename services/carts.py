@@ -17,9 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Subquery
-from tortoise.transactions import in_transaction
 
 from models import Cart, Customer, PaymentSession, Region, SalesChannel, ShippingMethod, Store
 from services.cart_addresses import (
@@ -30,11 +28,11 @@ from services.cart_gift_cards import apply_gift_cards
 from services.cart_items import NewLine, add_lines, drop_lines_outside_channel, reprice_lines
 from services.cart_locks import lock_cart
 from services.cart_view import CartView, load_cart_view
+from services.customers import guest_customer
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.payment_sessions import resync_payment_sessions
 from services.region_parts import region_parts
-from services.users import normalize_email
 
 __all__ = ["KEEP", "NewCart", "CartChanges", "create_cart", "get_cart", "update_cart"]
 
@@ -157,25 +155,11 @@ async def _set_customer(cart: Cart, changes: CartChanges, signed_in: str | None)
         if customer is None:
             raise NotFound(f"Customer with id: {wanted} was not found")
     elif changes.email is not KEEP and changes.email is not None:
-        customer = await _guest(changes.email)
+        customer = await guest_customer(changes.email)
     else:
         return False
     cart.customer_id, cart.email = customer.id, customer.email
     return True
-
-
-async def _guest(email: str) -> Customer:
-    """The guest customer (no account) with this email, created on first use; a registered
-    customer with the same email is a different customer, as in Medusa v1."""
-    email = normalize_email(email)
-    found = await Customer.filter(email=email, has_account=False, deleted_at=None).first()
-    if found is not None:
-        return found
-    try:
-        async with in_transaction():  # a savepoint: losing a race for the same email undoes only this insert
-            return await Customer.create(email=email, has_account=False)
-    except IntegrityError:
-        return await Customer.get(email=email, has_account=False, deleted_at=None)
 
 
 async def _change_region(cart: Cart, changes: CartChanges) -> None:

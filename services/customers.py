@@ -9,6 +9,7 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
+from tortoise.transactions import in_transaction
 
 from models import Address, Customer, CustomerGroup
 from services.db import atomic
@@ -22,7 +23,7 @@ from services.users import normalize_email
 __all__ = [
     "authenticate_customer", "account_exists", "get_customer", "issue_store_jwt", "CUSTOMER_RELATIONS",
     "CustomerFilter", "list_customers", "create_customer", "update_customer", "attach_billing_addresses",
-    "KEEP",
+    "KEEP", "guest_customer",
 ]
 
 # What the store's sign-in and current-customer routes show with a customer.
@@ -191,3 +192,17 @@ async def _groups(group_ids: list[str]) -> list[CustomerGroup]:
     if missing:
         raise NotFound(f"Customer_group with customer_group_id {', '.join(missing)} does not exist.")
     return groups
+
+
+async def guest_customer(email: str) -> Customer:
+    """The guest customer (no account) with this email, created on first use (checkout, draft
+    orders); a registered customer with the same email is a different customer, as in Medusa v1."""
+    email = normalize_email(email)
+    found = await Customer.filter(email=email, has_account=False, deleted_at=None).first()
+    if found is not None:
+        return found
+    try:
+        async with in_transaction():  # a savepoint: losing a race for the same email undoes only this insert
+            return await Customer.create(email=email, has_account=False)
+    except IntegrityError:
+        return await Customer.get(email=email, has_account=False, deleted_at=None)

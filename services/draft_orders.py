@@ -21,15 +21,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
-from tortoise.transactions import in_transaction
 
 from models import Cart, Customer, DraftOrder, Order, PaymentSession, Region, ShippingMethod
 from services.cart_addresses import move_shipping_country, new_shipping_address, region_countries, set_address
 from services.cart_discounts import apply_discounts, keep_discounts_of_region, refresh_adjustments
 from services.cart_locks import lock_cart
 from services.cart_view import CartView, load_cart_view
+from services.customers import guest_customer
 from services.db import atomic
 from services.display_ids import next_display_id
 from services.draft_order_lines import (
@@ -38,7 +37,6 @@ from services.draft_order_lines import (
 from services.errors import NotAllowed, NotFound
 from services.listing import FindConfig, date_filters, find_page
 from services.store import get_store
-from services.users import normalize_email
 
 __all__ = [
     "KEEP", "DraftOrderView", "DraftOrderFilter", "NewDraftOrder", "DraftOrderChanges", "DRAFT_RELATIONS",
@@ -170,7 +168,7 @@ async def create_draft_order(new: NewDraftOrder) -> DraftOrderView:
         customer = None
         if new.customer_id and _fits(Customer, new.customer_id):
             customer = await Customer.get_or_none(id=new.customer_id, deleted_at=None)
-        customer = customer or await _guest(new.email)
+        customer = customer or await guest_customer(new.email)
         cart.customer_id, cart.email = customer.id, customer.email
         if new.shipping_address is not None:
             await set_address(cart, "shipping", new.shipping_address)
@@ -309,26 +307,12 @@ async def _set_customer(cart: Cart, changes: DraftOrderChanges) -> bool:
         if customer is None:
             raise NotFound(f"Customer with id: {changes.customer_id} was not found")
     elif changes.email not in (KEEP, None):
-        customer = await _guest(changes.email)
+        customer = await guest_customer(changes.email)
     else:
         return False
     changed = customer.id != cart.customer_id
     cart.customer_id, cart.email = customer.id, customer.email
     return changed
-
-
-async def _guest(email: str) -> Customer:
-    """The guest customer (no account) with this email, created on first use (the rule of
-    services/carts.py, whose helper is private)."""
-    email = normalize_email(email)
-    found = await Customer.filter(email=email, has_account=False, deleted_at=None).first()
-    if found is not None:
-        return found
-    try:
-        async with in_transaction():  # a savepoint: losing a race for the same email undoes only this insert
-            return await Customer.create(email=email, has_account=False)
-    except IntegrityError:
-        return await Customer.get(email=email, has_account=False, deleted_at=None)
 
 
 async def _change_region(cart: Cart, changes: DraftOrderChanges) -> None:

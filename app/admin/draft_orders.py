@@ -16,7 +16,7 @@ from app.draft_order_json import DRAFT_COLUMNS, draft_order_json, draft_orders_j
 from app.order_json import ADMIN_RELATIONS, order_json
 from app.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.responses import deleted, json
-from app.validation import Body, Email, NonEmptyStr, parse_body
+from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models.draft_order import DRAFT_ORDER_STATUSES
 from services.draft_order_lines import DraftLine, LineChanges, NewMethod
 from services.draft_order_pay import pay_draft_order
@@ -53,20 +53,6 @@ LIST = QuerySpec(
     columns=DRAFT_COLUMNS, default_relations=DRAFT_RELATIONS, allowed_relations=DRAFT_RELATIONS,
     allowed_order=("created_at", "updated_at", "id", "display_id", "status"), filters=ListFilters, default_limit=50,
 )
-
-
-class AddressFields(Body):
-    first_name: str | None = None
-    last_name: str | None = None
-    phone: str | None = None
-    company: str | None = None
-    address_1: str | None = None
-    address_2: str | None = None
-    city: str | None = None
-    country_code: str | None = None
-    province: str | None = None
-    postal_code: str | None = None
-    metadata: Metadata | None = None
 
 
 def _address_kind(value: Any) -> str:

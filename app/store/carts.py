@@ -17,7 +17,7 @@ from app.cart_json import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart
 from app.query import ParsedQuery, QuerySpec, parse_qs, parse_query
 from app.responses import json
 from app.serialize import COLUMNS
-from app.validation import Body, Email, NonEmptyStr, parse_body
+from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models import Cart, Job
 from services.cart_discounts import remove_discount_code
 from services.cart_items import MAX_QUANTITY, NewLine, add_line_item, delete_line_item, update_line_item
@@ -57,20 +57,6 @@ class NewCartBody(Body):
     items: list[NewItem] | None = None
     context: dict[str, Any] | None = None
     sales_channel_id: str | None = None
-
-
-class AddressFields(Body):
-    first_name: str | None = None
-    last_name: str | None = None
-    phone: str | None = None
-    company: str | None = None
-    address_1: str | None = None
-    address_2: str | None = None
-    city: str | None = None
-    country_code: str | None = None
-    province: str | None = None
-    postal_code: str | None = None
-    metadata: Metadata | None = None
 
 
 class Code(Body):

@@ -15,8 +15,7 @@ from app.rate_limits import message_request_guard
 from app.responses import json
 from app.serialize import COLUMNS, dump_many
 from app.sessions import start_session
-from app.store.carts import AddressFields
-from app.validation import Body, Email, NonEmptyStr, parse_body
+from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models import Customer
 from services.customer_accounts import (
     ACCOUNT_RELATIONS, KEEP, AccountChanges, get_account, register_customer, saved_payment_methods, update_account,
