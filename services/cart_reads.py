@@ -30,7 +30,7 @@ from models import (
     ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
 
-__all__ = ["CartRows", "read_cart", "amount_discount", "has_free_shipping"]
+__all__ = ["CartRows", "read_cart", "read_region_with_default_channel", "amount_discount", "has_free_shipping"]
 
 
 def amount_discount(discounts: list[Discount]) -> Discount | None:
@@ -231,3 +231,26 @@ def _children(rows: list, parent_key: str, child: _Source, parents: dict) -> dic
         if found is not None:
             out[row[parent_key]][found.pk] = found
     return {pk: list(children.values()) for pk, children in out.items()}
+
+
+async def read_region_with_default_channel(region_id: str) -> tuple[Region | None, SalesChannel | None]:
+    """A live region and the store's live default sales channel, in one statement (creating a
+    cart needs both)."""
+    r, sc = _Source(Region, "r"), _Source(SalesChannel, "sc")
+    db = Cart._meta.db
+    key = (db.capabilities.dialect, "region+channel")
+    sql = _STATEMENTS.get(key)
+    if sql is None:
+        mark = "?" if db.capabilities.dialect == "sqlite" else "$1"
+        columns = ", ".join(
+            f'"{source.alias}"."{c}" AS "{source.alias}.{c}"' for source in (r, sc) for c in source.columns
+        )
+        sql = _STATEMENTS[key] = (
+            f'SELECT {columns} FROM "region" "r" LEFT JOIN "sales_channel" "sc" '
+            f'ON "sc"."id" = (SELECT "default_sales_channel_id" FROM "store" LIMIT 1) AND "sc"."deleted_at" IS NULL '
+            f'WHERE "r"."id" = {mark} AND "r"."deleted_at" IS NULL'
+        )
+    _, rows = await db.execute_query(sql, [region_id])
+    if not rows:
+        return None, None
+    return r.build(rows[0]), sc.build(rows[0])

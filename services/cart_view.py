@@ -25,6 +25,7 @@ from services.taxes import TaxLine, system_lines
 from services.totals import CartTotals, GiftCardInput, ItemInput, ShippingInput, cart_totals
 
 __all__ = [
+    "new_cart_view",
     "CartView", "RegionParts", "load_cart_view", "amount_discount", "has_free_shipping", "compute_totals",
     "with_tax_lines", "with_forced_taxes",
 ]
@@ -74,6 +75,16 @@ async def load_cart_view(cart_id: str, *, force_taxes: bool = False) -> CartView
         cart=cart, items=rows.items, adjustments=rows.adjustments, item_tax_lines=item_lines,
         shipping_methods=rows.shipping_methods, method_tax_lines=method_lines, discounts=rows.discounts,
         gift_cards=rows.gift_cards, region=parts, payment_sessions=rows.payment_sessions, totals=totals,
+    )
+
+
+def new_cart_view(cart: Cart, parts: RegionParts) -> CartView:
+    """The view of a cart just inserted without lines, built from what its creation holds (the
+    cart with its region, addresses and channel set): nothing to read back."""
+    totals = compute_totals(cart, [], {}, {}, [], {}, [], [])
+    return CartView(
+        cart=cart, items=[], adjustments={}, item_tax_lines={}, shipping_methods=[], method_tax_lines={},
+        discounts=[], gift_cards=[], region=parts, payment_sessions=[], totals=totals,
     )
 
 

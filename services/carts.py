@@ -17,9 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tortoise.expressions import Subquery
 
-from models import Cart, Customer, PaymentSession, Region, SalesChannel, ShippingMethod, Store
+from models import Cart, Customer, PaymentSession, Region, SalesChannel, ShippingMethod
 from services.cart_addresses import (
     SHIPPING, move_shipping_country, new_shipping_address, region_countries, set_address,
 )
@@ -27,12 +26,14 @@ from services.cart_discounts import apply_discounts, keep_discounts_of_region, r
 from services.cart_gift_cards import apply_gift_cards
 from services.cart_items import NewLine, add_lines, drop_lines_outside_channel, reprice_lines
 from services.cart_locks import lock_cart
-from services.cart_view import CartView, load_cart_view
+from services.cart_reads import read_region_with_default_channel
+from services.cart_view import CartView, load_cart_view, new_cart_view
 from services.customers import guest_customer
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.payment_sessions import resync_payment_sessions
 from services.region_parts import region_parts
+from services.store import get_store
 
 __all__ = ["KEEP", "NewCart", "CartChanges", "create_cart", "get_cart", "update_cart"]
 
@@ -71,24 +72,33 @@ async def create_cart(new: NewCart, *, customer_id: str | None = None, request_c
     What it only reads (region, sales channel, the region's countries) is read before the
     transaction, so the transaction holds nothing but the inserts and the region's parts can
     come from the per-process cache; a new cart has no row for another request to race on."""
-    region = await _new_cart_region(new.region_id)
-    channel = await (_sales_channel(new.sales_channel_id) if new.sales_channel_id else _default_sales_channel())
-    countries = [c.iso_2 for c in (await region_parts(region)).countries]
+    region, channel = await _region_and_channel(new.region_id, new.sales_channel_id)
+    parts = await region_parts(region)
+    countries = [c.iso_2 for c in parts.countries]
     customer = await Customer.get_or_none(id=customer_id, deleted_at=None) if customer_id else None
-    if new.country_code is not None and new.country_code.lower() not in countries:
+    country = new.country_code.lower() if new.country_code is not None else None
+    if country is not None and country not in countries:
         raise NotAllowed("Shipping country not in region")
-    async with atomic():
-        cart = Cart(region=region, context={**(request_context or {}), **(new.context or {})},
-                    sales_channel_id=channel.id if channel else None)
-        if customer is not None:
-            cart.customer_id, cart.email = customer.id, customer.email
-        if new.country_code is not None:
-            await new_shipping_address(cart, new.country_code.lower())
-        elif len(countries) == 1:
-            await new_shipping_address(cart, countries[0])
-        await cart.save()
-        await add_lines(cart, new.items)
-    return await load_cart_view(cart.id)
+    if country is None and len(countries) == 1:
+        country = countries[0]
+    cart = Cart(region=region, context={**(request_context or {}), **(new.context or {})},
+                sales_channel_id=channel.id if channel else None)
+    if customer is not None:
+        cart.customer_id, cart.email = customer.id, customer.email
+    if country is None and not new.items:
+        await cart.save()  # one INSERT: atomic on its own
+    else:
+        async with atomic():
+            if country is not None:
+                await new_shipping_address(cart, country)
+            await cart.save()
+            await add_lines(cart, new.items)
+    if new.items:
+        return await load_cart_view(cart.id)
+    for relation, value in (("shipping_address", cart.shipping_address if country else None),
+                            ("billing_address", None), ("sales_channel", channel)):
+        object.__setattr__(cart, f"_{relation}", value)
+    return new_cart_view(cart, parts)
 
 
 async def get_cart(cart_id: str, *, customer_id: str | None = None) -> CartView:
@@ -198,13 +208,19 @@ async def _new_cart_region(region_id: str | None) -> Region:
     return region
 
 
-async def _default_sales_channel() -> SalesChannel | None:
-    """The store's default channel, in one statement (None when the store has none)."""
-    default_id = Subquery(Store.all().limit(1).values("default_sales_channel_id"))
-    channel = await SalesChannel.filter(id=default_id, deleted_at=None).first()
+async def _region_and_channel(region_id: str | None, channel_id: str | None) -> tuple[Region, SalesChannel | None]:
+    """The new cart's region (the first one without an id) and sales channel (the store's
+    default without an id); the usual request (a region, no channel) takes one statement."""
+    if region_id is None or channel_id is not None or not _fits(Region, region_id):
+        region = await _new_cart_region(region_id)
+        channel = await _sales_channel(channel_id or (await get_store()).default_sales_channel_id)
+        return region, channel
+    region, channel = await read_region_with_default_channel(region_id)
+    if region is None:
+        raise NotFound(f"Region with {region_id} was not found")
     if channel is not None and channel.is_disabled:
         raise InvalidData(f'Unable to assign the cart to a disabled Sales Channel "{channel.name}"')
-    return channel
+    return region, channel
 
 
 async def _sales_channel(channel_id: str | None) -> SalesChannel | None:

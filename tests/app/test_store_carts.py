@@ -286,3 +286,32 @@ async def test_a_cart_with_tax_rate_overrides_and_stored_tax_lines_is_read_in_fi
     # I expect the stored lines, still within five statements
     assert counts[0] == counts[1] <= 5, counts
     assert [t["name"] for i in body["items"] for t in i["tax_lines"]] == ["Stored"] * 3
+
+
+async def test_a_new_cart_answers_exactly_what_reading_it_back_answers(client, seeded):
+    # Given carts created with no lines: one region with several countries, one with a country
+    # given (so an address is made), one whose region has a single country
+    from models import Country, Region
+
+    solo = await Region.create(name="Solo", currency_code="usd", tax_rate=0)
+    await Country.filter(iso_2="se").update(region_id=solo.id)
+    for body in ({"region_id": await region_id("NA")}, {"region_id": await region_id("EU"), "country_code": "DK"},
+                 {"region_id": solo.id}, {}):
+        # When one is created, then read back
+        created = await client.post("/store/carts", json=body)
+        assert created.status_code == 200, created.text
+        cart = created.json()["cart"]
+        read = await client.get(f"/store/carts/{cart['id']}")
+        # I expect the two answers to be the same, key for key
+        assert read.json() == created.json(), body
+        if body.get("region_id") == solo.id:
+            assert cart["shipping_address"]["country_code"] == "se"
+
+
+async def test_creating_a_cart_without_lines_takes_two_statements(client, seeded):
+    na = await region_id("NA")
+    await client.post("/store/carts", json={"region_id": na})  # the region's parts are now remembered
+    async with count_queries() as queries:
+        r = await client.post("/store/carts", json={"region_id": na})
+    assert r.status_code == 200
+    assert len(queries) == 2, queries
