@@ -19,6 +19,7 @@ exactly as queried ones do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 from pypika_tortoise import Order, Table
@@ -63,18 +64,26 @@ class _Source:
         self.table = Table(model._meta.db_table, alias=alias)
         self.columns = sorted(model._meta.db_fields)
         self.pk = model._meta.db_pk_column
+        self._pk_key = f"{alias}.{self.pk}"
+        self._keys = [(c, f"{alias}.{c}") for c in self.columns]
 
     def select(self) -> list:
         return [self.table.field(c).as_(f"{self.alias}.{c}") for c in self.columns]
 
     def build(self, row) -> Any:
         """The instance in `row`, or None where an outer join found nothing."""
-        if row[f"{self.alias}.{self.pk}"] is None:
+        if row[self._pk_key] is None:
             return None
-        return self.model._init_from_db(**{c: row[f"{self.alias}.{c}"] for c in self.columns})
+        return self.model._init_from_db(**{c: row[key] for c, key in self._keys})
 
     def order(self, query):
         return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
+
+
+@lru_cache(maxsize=None)
+def _source(model: type[Model], alias: str) -> _Source:
+    """One per (model, alias) and process: what it derives from the model does not change."""
+    return _Source(model, alias)
 
 
 async def read_cart(cart_id: str, *, stored_tax_lines: Callable[[Cart], bool]) -> CartRows | None:
@@ -119,8 +128,8 @@ def _query():
 
 async def _cart(cart_id: str) -> tuple[Cart | None, list[PaymentSession], dict[str, int]]:
     c, r, ship, bill, channel, ps = (
-        _Source(Cart, "c"), _Source(Region, "r"), _Source(Address, "sa"), _Source(Address, "ba"),
-        _Source(SalesChannel, "sc"), _Source(PaymentSession, "ps"),
+        _source(Cart, "c"), _source(Region, "r"), _source(Address, "sa"), _source(Address, "ba"),
+        _source(SalesChannel, "sc"), _source(PaymentSession, "ps"),
     )
     counted = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards"}
 
@@ -160,9 +169,9 @@ async def _gift_cards(cart: Cart) -> list[GiftCard]:
 
 
 async def _items(cart_id: str, with_adjustments: bool, with_tax_lines: bool):
-    li, v, p, pf = _Source(LineItem, "li"), _Source(ProductVariant, "v"), _Source(Product, "p"), _Source(
-        ShippingProfile, "pf")
-    a, t = _Source(LineItemAdjustment, "a"), _Source(LineItemTaxLine, "t")
+    li, v, p = _source(LineItem, "li"), _source(ProductVariant, "v"), _source(Product, "p")
+    pf = _source(ShippingProfile, "pf")
+    a, t = _source(LineItemAdjustment, "a"), _source(LineItemTaxLine, "t")
     children = [(source, "item_id") for source, wanted in ((a, with_adjustments), (t, with_tax_lines)) if wanted]
 
     def build(cart_id: str):
@@ -200,7 +209,7 @@ async def _items(cart_id: str, with_adjustments: bool, with_tax_lines: bool):
 
 
 async def _methods(cart_id: str, with_tax_lines: bool):
-    m, o, t = _Source(ShippingMethod, "m"), _Source(ShippingOption, "o"), _Source(ShippingMethodTaxLine, "t")
+    m, o, t = _source(ShippingMethod, "m"), _source(ShippingOption, "o"), _source(ShippingMethodTaxLine, "t")
 
     def build(cart_id: str):
         query = m.order(
@@ -236,7 +245,7 @@ def _children(rows: list, parent_key: str, child: _Source, parents: dict) -> dic
 async def read_region_with_default_channel(region_id: str) -> tuple[Region | None, SalesChannel | None]:
     """A live region and the store's live default sales channel, in one statement (creating a
     cart needs both)."""
-    r, sc = _Source(Region, "r"), _Source(SalesChannel, "sc")
+    r, sc = _source(Region, "r"), _source(SalesChannel, "sc")
     db = Cart._meta.db
     key = (db.capabilities.dialect, "region+channel")
     sql = _STATEMENTS.get(key)

@@ -25,6 +25,8 @@ def round_half_up(value: Fraction) -> int:
 def tax_on(amount: int, rate: float) -> int:
     """`amount × rate / 100`, rounded half up; the rate's decimal text is taken exactly (12.5, not
     the float nearest to it)."""
+    if not rate or not amount:
+        return 0
     return round_half_up(Fraction(amount) * Fraction(str(rate)) / 100)
 
 
