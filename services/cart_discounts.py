@@ -15,13 +15,13 @@ from models import Cart, CustomerGroup, Discount, LineItem, LineItemAdjustment, 
 from services.cart_locks import lock_cart
 from services.cart_view import CartView, amount_discount, has_free_shipping, load_cart_view
 from services.db import atomic
-from services.discount_engine import Line, Shopper, allocate, check_offer, load_offers
+from services.discount_engine import Line, Offer, Shopper, allocate, check_offer, load_offers
 from services.payment_sessions import resync_payment_sessions
 from services.shipping import option_price
 
 __all__ = [
     "apply_discounts", "remove_discount_code", "keep_discounts_of_region", "refresh_adjustments", "cart_discounts",
-    "engine_lines",
+    "engine_lines", "spread_discount",
 ]
 
 
@@ -113,7 +113,12 @@ async def refresh_adjustments(cart: Cart, discounts: list[Discount] | None = Non
     discount = amount_discount(discounts)
     if discount is None:
         return
-    offer = (await load_offers([discount.code]))[0]
+    await spread_discount(discount, (await load_offers([discount.code]))[0], items)
+
+
+async def spread_discount(discount: Discount, offer: Offer, items: list[LineItem]) -> None:
+    """Write each line's share of the amount discount as its adjustment row (lines with their
+    variant and product; the caller has removed the old rows). Carts and order edits alike."""
     needs_tags = any(c.type == "product_tags" for c in offer.conditions)
     amounts = allocate(offer, await engine_lines(items, needs_tags))
     await LineItemAdjustment.bulk_create([

@@ -32,8 +32,8 @@ from models import (
 from services.cart_reads import amount_discount
 from services.cart_items import INSUFFICIENT_INVENTORY
 # The cart's own step from lines to what the discount engine weighs: one rule for carts and edits.
-from services.cart_discounts import engine_lines
-from services.discount_engine import allocate, load_offers
+from services.cart_discounts import spread_discount
+from services.discount_engine import load_offers
 from services.errors import InvalidData, NotAllowed, NotFound
 from services.order_placement import reserve_inventory
 from services.pricing import PriceContext, unit_price
@@ -277,9 +277,4 @@ async def refresh_adjustments(edit: OrderEdit, order: Order) -> None:
     if not items:
         return
     await LineItemAdjustment.filter(item_id__in=[i.id for i in items], discount_id=discount.id).delete()
-    needs_tags = any(c.type == "product_tags" for c in offer.conditions)
-    amounts = allocate(offer, await engine_lines(items, needs_tags))
-    await LineItemAdjustment.bulk_create([
-        LineItemAdjustment(item_id=item_id, description="discount", discount_id=discount.id, amount=amount)
-        for item_id, amount in amounts.items()
-    ])
+    await spread_discount(discount, offer, items)
