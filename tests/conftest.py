@@ -28,6 +28,7 @@ from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
 from services import files, notifications  # noqa: E402
+from tests import snapshots  # noqa: E402
 from workers.broker import load_actors, setup_broker  # noqa: E402
 
 BACKEND = os.environ.get("TEST_BACKEND", "sqlite")
@@ -44,7 +45,9 @@ def _settings() -> Settings:
         url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
         return Settings(database_url=url, redis_url=REDIS_URL, outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET,
                         auth_cache_seconds=0.0)
-    path = os.path.join(tempfile.mkdtemp(prefix="commerce-test-"), "test.sqlite3")
+    # On a RAM disk where there is one: a test database need not survive a power cut.
+    ram = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    path = os.path.join(tempfile.mkdtemp(prefix="commerce-test-", dir=ram), "test.sqlite3")
     return Settings(database_url=f"sqlite://{path}", outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET,
                         auth_cache_seconds=0.0)
 
@@ -69,7 +72,10 @@ async def _create_database() -> None:
 
     conn = await asyncpg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://"))
     try:
-        await conn.execute(f'CREATE DATABASE "{SETTINGS.database_url.rsplit("/", 1)[1]}"')
+        name = SETTINGS.database_url.rsplit("/", 1)[1]
+        await conn.execute(f'CREATE DATABASE "{name}"')
+        # A test database need not survive a crash: commits skip the wait for the disk.
+        await conn.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
     finally:
         await conn.close()
 
@@ -90,10 +96,14 @@ async def _drop_database() -> None:
 async def database():
     from tortoise.migrations.api.migrate import migrate
 
+    from services.store import ensure_defaults
+
     await _create_database()
     await migrate(config=SETTINGS.tortoise_config())
     await Tortoise.close_connections()
     await Tortoise.init(config=SETTINGS.tortoise_config(), _enable_global_fallback=True)
+    await ensure_defaults()
+    _STATE["defaults"] = await snapshots.take()
     if BACKEND == "postgres":
         import redis
 
@@ -103,31 +113,20 @@ async def database():
     await _drop_database()
 
 
-KEEP_TABLES = {"currency", "tortoise_migrations"}
+_STATE: dict[str, object] = {}  # the session's snapshots: "defaults", then "seeded" and its report
 
 
 @pytest.fixture(autouse=True)
 async def clean_db(database):
-    """Every test starts from an empty store holding only its defaults."""
-    from services.store import ensure_defaults
+    """Every test starts from an empty store holding only its defaults: the snapshot taken after
+    the session's migrations is put back, touching only the tables the last test changed."""
+    from services.region_parts import forget_region_parts
 
-    conn = connections.get("default")
-    tables = [m._meta.db_table for m in Tortoise.apps["models"].values()]
-    tables += [
-        f.through for m in Tortoise.apps["models"].values() for f in m._meta.fields_map.values()
-        if getattr(f, "through", None) and f.__class__.__name__ == "ManyToManyFieldInstance"
-    ]
-    tables = sorted(set(tables) - KEEP_TABLES)
-    if BACKEND == "postgres":
-        await conn.execute_script("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE")
-    else:
-        await conn.execute_script(
-            "PRAGMA foreign_keys=OFF;" + "".join(f'DELETE FROM "{t}";' for t in tables) + "PRAGMA foreign_keys=ON;"
-        )
-    await conn.execute_script("UPDATE currency SET includes_tax = false WHERE includes_tax")
+    await snapshots.restore(_STATE["defaults"])
+    forget_region_parts()  # the same ids come back every test: no cached view may outlive one
     BROKER.flush_all()
-    await ensure_defaults()
     await _forget_rate_limits()
+    _STATE["clean_mark"] = await snapshots.mark()
     yield
 
 
@@ -190,10 +189,35 @@ async def client(server):
 
 
 @pytest.fixture
-async def admin():
+async def store_state(request):
+    """The demo store when the test asks for `seeded`, put in place before any other data fixture
+    (`admin` waits for it), so the snapshot can be put back instead of loading the seed again."""
+    if "seeded" not in request.fixturenames:
+        return None
+    import json
+
+    from services.seed import load_seed
+    from workers.cli import DEMO_SEED
+
+    if "seeded" in _STATE and await snapshots.unchanged(_STATE["defaults"], _STATE["clean_mark"]):
+        await snapshots.restore(_STATE["seeded"], current=_STATE["defaults"])
+        return _STATE["seed_report"]
+    fresh = "seeded" not in _STATE and await snapshots.unchanged(_STATE["defaults"], _STATE["clean_mark"])
+    report = await load_seed(json.loads(DEMO_SEED.read_text()))
+    if fresh:
+        _STATE["seeded"], _STATE["seed_report"] = await snapshots.take(), report
+    return report
+
+
+@pytest.fixture
+async def admin(store_state):
+    from models.user import User
     from services.users import create_user
 
-    return await create_user("admin@test.com", "supersecret", role="admin")
+    # The demo store has this user already (same password); seeded or not, the test gets one.
+    return await User.get_or_none(email="admin@test.com") or await create_user(
+        "admin@test.com", "supersecret", role="admin"
+    )
 
 
 @pytest.fixture
@@ -203,14 +227,9 @@ async def admin_headers(client, admin):
 
 
 @pytest.fixture
-async def seeded():
+async def seeded(store_state):
     """The store of ../shared/fixtures/medusa-seed.json (shipped as workers/demo/seed.json)."""
-    import json
-
-    from services.seed import load_seed
-    from workers.cli import DEMO_SEED
-
-    return await load_seed(json.loads(DEMO_SEED.read_text()))
+    return store_state
 
 
 # ---------------------------------------------------------------- query counting
