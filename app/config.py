@@ -8,12 +8,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from services.line_limits import DEFAULT_MAX_LINES
+
 __all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH"]
 
 # The value Medusa v1 falls back to outside production; refused when COMMERCE_ENV=production.
 DEFAULT_SECRET = "supersecret"
 # HS256 wants a key at least as long as its hash (RFC 7518 §3.2).
 MIN_SECRET_LENGTH = 32
+# Well past a completion's retries (backoff up to a minute, eight times): younger is still in play.
+MIN_STALE_AUTHORIZATION_SECONDS = 900
 
 
 class ConfigError(Exception):
@@ -55,6 +59,8 @@ class Settings:
     cookie_secure: bool = False
     cookie_samesite: str = "Lax"
     max_body_bytes: int = 1_000_000
+    max_lines_per_order: int = DEFAULT_MAX_LINES  # lines of one cart, draft order or order edit
+    body_timeout_seconds: float = 15.0  # the whole request body (uploads excepted) must arrive within this
     web_concurrency: int = 1
     worker_processes: int = 2
     worker_threads: int = 4
@@ -65,6 +71,8 @@ class Settings:
     file_storage_dir: str = "uploads"  # local file storage (uploads, exports) of the embedded default
     batch_job_lease_seconds: float = 120.0  # a batch job whose run has not reported this long is resumed
     tax_job_wait_seconds: float = 5.0  # POST /store/carts/:id/taxes waits this long for its job, then answers 202
+    # A cart payment authorized this long ago without an order is canceled (none in a completion still retrying).
+    stale_authorization_seconds: float = 3600.0
     max_upload_bytes: int = 100_000_000  # one POST /admin/uploads request (import CSVs can be large)
     backend_url: str | None = None  # base of file URLs; None: the scheme and host of the request
     download_url_seconds: int = 900  # lifetime of a signed download URL
@@ -82,8 +90,12 @@ class Settings:
     smtp_tls: str = "starttls"  # starttls | ssl | none
     smtp_from: str = "no-reply@localhost"
     rate_limit_window_seconds: float = 900.0  # how long the counters below last once started
-    sign_in_failures_per_email: int = 10  # then sign-in for that email answers 429 until the window ends
+    sign_in_failures_per_email_and_ip: int = 10  # then that address's sign-in for that email answers 429
     sign_in_failures_per_ip: int = 50
+    # From all addresses; past it only addresses that already failed for the email are refused.
+    sign_in_failures_per_email: int = 100
+    email_lookups_per_ip: int = 30  # GET /store/auth/{email}
+    sign_ups_per_ip: int = 10  # POST /store/customers (each costs a password hash)
     order_lookup_failures_per_email: int = 10
     order_lookup_failures_per_ip: int = 100
     message_requests_per_email: int = 5  # password-token requests per email, order-claim requests per customer
@@ -119,6 +131,8 @@ class Settings:
             cookie_secure=_bool(e.get("COOKIE_SECURE"), production),
             cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Lax"),
             max_body_bytes=_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
+            max_lines_per_order=_number(e, "MAX_LINES_PER_ORDER", cls.max_lines_per_order),
+            body_timeout_seconds=_number(e, "BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds, float),
             web_concurrency=_number(e, "WEB_CONCURRENCY", cls.web_concurrency),
             worker_processes=_number(e, "WORKER_PROCESSES", cls.worker_processes),
             worker_threads=_number(e, "WORKER_THREADS", cls.worker_threads),
@@ -128,6 +142,9 @@ class Settings:
             file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
             batch_job_lease_seconds=_number(e, "BATCH_JOB_LEASE_SECONDS", cls.batch_job_lease_seconds, float),
             tax_job_wait_seconds=_number(e, "TAX_JOB_WAIT_SECONDS", cls.tax_job_wait_seconds, float),
+            stale_authorization_seconds=_number(
+                e, "STALE_AUTHORIZATION_SECONDS", cls.stale_authorization_seconds, float
+            ),
             max_upload_bytes=_number(e, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
             backend_url=(e.get("BACKEND_URL") or "").rstrip("/") or None,
             download_url_seconds=_number(e, "DOWNLOAD_URL_SECONDS", cls.download_url_seconds),
@@ -148,8 +165,13 @@ class Settings:
             smtp_tls=(e.get("SMTP_TLS") or cls.smtp_tls).strip().lower(),
             smtp_from=e.get("SMTP_FROM") or cls.smtp_from,
             rate_limit_window_seconds=_number(e, "RATE_LIMIT_WINDOW_SECONDS", cls.rate_limit_window_seconds, float),
+            sign_in_failures_per_email_and_ip=_number(
+                e, "SIGN_IN_FAILURES_PER_EMAIL_AND_IP", cls.sign_in_failures_per_email_and_ip
+            ),
             sign_in_failures_per_email=_number(e, "SIGN_IN_FAILURES_PER_EMAIL", cls.sign_in_failures_per_email),
             sign_in_failures_per_ip=_number(e, "SIGN_IN_FAILURES_PER_IP", cls.sign_in_failures_per_ip),
+            email_lookups_per_ip=_number(e, "EMAIL_LOOKUPS_PER_IP", cls.email_lookups_per_ip),
+            sign_ups_per_ip=_number(e, "SIGN_UPS_PER_IP", cls.sign_ups_per_ip),
             order_lookup_failures_per_email=_number(
                 e, "ORDER_LOOKUP_FAILURES_PER_EMAIL", cls.order_lookup_failures_per_email
             ),
@@ -176,6 +198,12 @@ class Settings:
             raise ConfigError("COOKIE_SAMESITE must be Lax, Strict or None")
         if self.cookie_samesite == "None" and not self.cookie_secure:
             raise ConfigError("COOKIE_SAMESITE=None needs COOKIE_SECURE=true (browsers drop it otherwise)")
+        if self.body_timeout_seconds <= 0:
+            raise ConfigError("BODY_TIMEOUT_SECONDS must be positive")
+        if self.stale_authorization_seconds < MIN_STALE_AUTHORIZATION_SECONDS:
+            raise ConfigError(f"STALE_AUTHORIZATION_SECONDS must be at least {MIN_STALE_AUTHORIZATION_SECONDS}")
+        if self.max_lines_per_order <= 0:
+            raise ConfigError("MAX_LINES_PER_ORDER must be positive")
         self._check_files()
         self._check_messages()
 
@@ -204,6 +232,7 @@ class Settings:
             raise ConfigError("COMMERCE_ENV=production refuses SMTP credentials without TLS (SMTP_TLS=none)")
         limits = (
             self.rate_limit_window_seconds, self.sign_in_failures_per_email, self.sign_in_failures_per_ip,
+            self.sign_in_failures_per_email_and_ip, self.email_lookups_per_ip, self.sign_ups_per_ip,
             self.order_lookup_failures_per_email, self.order_lookup_failures_per_ip,
             self.message_requests_per_email, self.message_requests_per_ip,
         )

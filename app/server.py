@@ -20,7 +20,7 @@ from app.responses import text
 from app.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
 from app.store import store
 from app.validation import refuse_nul_characters
-from services import files
+from services import files, line_limits
 
 __all__ = ["create_app"]
 
@@ -41,6 +41,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.blueprint(store)
     app.blueprint(files_bp)
     files.configure(settings)  # the web process's file storage (uploads, exports)
+    line_limits.configure(settings)  # MAX_LINES_PER_ORDER, for the services that add lines
 
     @app.get("/health")
     async def health(request: Request):

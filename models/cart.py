@@ -67,7 +67,7 @@ class LineItem(Entity):
     should_merge = fields.BooleanField(default=True)
     allow_discounts = fields.BooleanField(default=True)
     has_shipping = fields.BooleanField(null=True)
-    unit_price = fields.IntField()  # minor units
+    unit_price = fields.BigIntField()  # minor units
     quantity = fields.IntField()  # > 0
     fulfilled_quantity = fields.IntField(null=True)
     returned_quantity = fields.IntField(null=True)
@@ -84,7 +84,7 @@ class LineItemAdjustment(Entity):
     item = fields.ForeignKeyField("models.LineItem", related_name="adjustments", on_delete=fields.CASCADE)
     description = fields.CharField(max_length=255)
     discount = fields.ForeignKeyField("models.Discount", related_name=False, null=True, on_delete=fields.SET_NULL)
-    amount = fields.IntField()
+    amount = fields.BigIntField()
 
     class Meta:
         table = "line_item_adjustment"
@@ -110,7 +110,7 @@ class ShippingMethod(Entity):
         "models.Cart", related_name="shipping_methods", null=True, on_delete=fields.CASCADE
     )
     order_id = fields.CharField(max_length=64, null=True)
-    price = fields.IntField()  # minor units; 0 while a free-shipping discount is on the cart
+    price = fields.BigIntField()  # minor units; 0 while a free-shipping discount is on the cart
     data = fields.JSONField(default=dict)
 
     class Meta:
@@ -140,7 +140,7 @@ class PaymentSession(Entity):
     is_initiated = fields.BooleanField(default=False)
     status = fields.CharField(max_length=20, default="pending")  # PAYMENT_SESSION_STATUSES
     data = fields.JSONField(default=dict)
-    amount = fields.IntField(null=True)
+    amount = fields.BigIntField(null=True)
     payment_authorized_at = fields.DatetimeField(null=True)
     idempotency_key = fields.CharField(max_length=255, null=True)
 

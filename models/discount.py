@@ -19,7 +19,7 @@ class DiscountRule(SoftDeletable):
 
     description = fields.TextField(null=True)
     type = fields.CharField(max_length=20)  # RULE_TYPES
-    value = fields.IntField()  # minor units for fixed, percent for percentage, 0 for free shipping
+    value = fields.BigIntField()  # minor units for fixed, percent for percentage, 0 for free shipping
     allocation = fields.CharField(max_length=10, null=True)  # ALLOCATIONS
 
     class Meta:

@@ -11,8 +11,8 @@ class GiftCard(SoftDeletable):
     ID_PREFIX = "gift"
 
     code = fields.CharField(max_length=64, unique=True)  # XXXX-XXXX-XXXX-XXXX
-    value = fields.IntField()  # minor units
-    balance = fields.IntField()  # minor units, 0 <= balance <= value
+    value = fields.BigIntField()  # minor units
+    balance = fields.BigIntField()  # minor units, 0 <= balance <= value
     region = fields.ForeignKeyField("models.Region", related_name="gift_cards", on_delete=fields.RESTRICT)
     order_id = fields.CharField(max_length=64, null=True)  # the order that bought it
     is_disabled = fields.BooleanField(default=False)

@@ -16,8 +16,8 @@ class PaymentCollection(SoftDeletable):
     type = fields.CharField(max_length=20, default="order_edit")
     status = fields.CharField(max_length=30, default="not_paid")
     description = fields.TextField(null=True)
-    amount = fields.IntField()  # minor units
-    authorized_amount = fields.IntField(null=True)
+    amount = fields.BigIntField()  # minor units
+    authorized_amount = fields.BigIntField(null=True)
     region = fields.ForeignKeyField("models.Region", related_name=False, on_delete=fields.RESTRICT)
     currency_code = fields.CharField(max_length=3)
     created_by = fields.CharField(max_length=64)
@@ -37,7 +37,7 @@ class PaymentCollectionSession(Entity):
     is_initiated = fields.BooleanField(default=False)
     status = fields.CharField(max_length=20, default="pending")
     data = fields.JSONField(default=dict)
-    amount = fields.IntField()
+    amount = fields.BigIntField()
     payment_authorized_at = fields.DatetimeField(null=True)
 
     class Meta:

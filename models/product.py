@@ -139,7 +139,7 @@ class MoneyAmount(Entity):
     ID_PREFIX = "ma"
 
     currency_code = fields.CharField(max_length=3)
-    amount = fields.IntField()  # minor units
+    amount = fields.BigIntField()  # minor units
     min_quantity = fields.IntField(null=True)
     max_quantity = fields.IntField(null=True)
     price_list_id = fields.CharField(max_length=64, null=True)

@@ -27,7 +27,7 @@ class ShippingOption(SoftDeletable):
     profile = fields.ForeignKeyField("models.ShippingProfile", related_name="shipping_options")
     provider = fields.ForeignKeyField("models.FulfillmentProvider", related_name=False)
     price_type = fields.CharField(max_length=20)  # flat_rate | calculated
-    amount = fields.IntField(null=True)  # minor units
+    amount = fields.BigIntField(null=True)  # minor units
     is_return = fields.BooleanField(default=False)
     admin_only = fields.BooleanField(default=False)
     includes_tax = fields.BooleanField(default=False)
@@ -43,7 +43,7 @@ class ShippingOptionRequirement(Model):
         "models.ShippingOption", related_name="requirements", on_delete=fields.CASCADE
     )
     type = fields.CharField(max_length=20)  # min_subtotal | max_subtotal
-    amount = fields.IntField()
+    amount = fields.BigIntField()
     deleted_at = fields.DatetimeField(null=True)
 
     class Meta:

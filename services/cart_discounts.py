@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from models import Cart, CustomerGroup, Discount, LineItem, LineItemAdjustment, Product, ShippingMethod
 from services.cart_locks import lock_cart
-from services.cart_view import CartView, amount_discount, has_free_shipping, load_cart_view
+from services.cart_view import CartView, amount_discount, has_free_shipping, load_checked_view
 from services.db import atomic
 from services.discount_engine import Line, Offer, Shopper, allocate, check_offer, load_offers
 from services.payment_sessions import resync_payment_sessions
@@ -62,7 +62,7 @@ async def remove_discount_code(cart_id: str, code: str) -> CartView:
             await _reprice_shipping(cart, has_free_shipping(before), has_free_shipping(after))
             await refresh_adjustments(cart, after)
             await resync_payment_sessions(cart)
-    return await load_cart_view(cart_id)
+        return await load_checked_view(cart_id)
 
 
 async def keep_discounts_of_region(cart: Cart) -> None:

@@ -16,9 +16,10 @@ from tortoise.query_utils import Prefetch
 from models import Cart, LineItem, MoneyAmount, Product, ProductVariant, ShippingMethod
 from services.cart_discounts import refresh_adjustments
 from services.cart_locks import lock_cart
-from services.cart_view import CartView, load_cart_view
+from services.cart_view import CartView, load_cart_view, load_checked_view
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed
+from services.line_limits import check_room
 from services.metadata import merge_metadata
 from services.payment_sessions import resync_payment_sessions
 from services.pricing import PriceContext, unit_price
@@ -51,7 +52,7 @@ async def add_line_item(cart_id: str, line: NewLine) -> CartView:
         cart = await lock_cart(cart_id)
         await add_lines(cart, [line])
         await resync_payment_sessions(cart)
-    return await load_cart_view(cart_id)
+        return await load_checked_view(cart_id)
 
 
 async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: dict | None = None) -> CartView:
@@ -70,7 +71,7 @@ async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: 
             await _change_line(cart, item, quantity, metadata)
         await _lines_changed(cart)
         await resync_payment_sessions(cart)
-    return await load_cart_view(cart_id)
+        return await load_checked_view(cart_id)
 
 
 async def _change_line(cart: Cart, item: LineItem, quantity: int, metadata: dict | None) -> None:
@@ -98,9 +99,11 @@ async def delete_line_item(cart_id: str, item_id: str) -> CartView:
 
 async def add_lines(cart: Cart, lines: list[NewLine]) -> None:
     """Add the lines to a locked cart: a line of a variant already in the cart with the same
-    metadata adds to that line's quantity instead."""
+    metadata adds to that line's quantity instead. The cart holds at most MAX_LINES_PER_ORDER
+    lines, and a request may name no more than that."""
     if not lines:
         return
+    check_room(len(lines), "cart")  # before any read: a body of 10,000 items costs nothing more
     if any(line.quantity == 0 for line in lines):
         raise InvalidData(MISSING_ARGUMENTS)
     if any(line.quantity < 0 for line in lines):
@@ -132,6 +135,7 @@ async def add_lines(cart: Cart, lines: list[NewLine]) -> None:
             same.quantity, same.unit_price = quantity, price
             await same.save(update_fields=["quantity", "unit_price", "updated_at"])
         else:
+            check_room(len(existing) + 1, "cart")
             existing.append(await LineItem.create(
                 cart_id=cart.id, variant_id=variant.id, title=variant.product.title, description=variant.title,
                 thumbnail=variant.product.thumbnail, is_giftcard=variant.product.is_giftcard,

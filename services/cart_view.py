@@ -27,7 +27,7 @@ from services.totals import CartTotals, GiftCardInput, ItemInput, ShippingInput,
 __all__ = [
     "new_cart_view",
     "CartView", "RegionParts", "load_cart_view", "amount_discount", "has_free_shipping", "compute_totals",
-    "with_tax_lines", "with_forced_taxes",
+    "with_tax_lines", "with_forced_taxes", "check_amounts", "load_checked_view",
 ]
 
 
@@ -104,6 +104,19 @@ def with_forced_taxes(view: CartView) -> CartView:
         return view
     region = view.cart.region
     return with_tax_lines(view, *system_lines(region, view.region.overrides, view.items, view.shipping_methods))
+
+
+def check_amounts(view: CartView) -> CartView:
+    """`view`, if its totals also fit the amount range with taxes computed as a payment computes
+    them (no statement); services.totals raises InvalidData otherwise."""
+    with_forced_taxes(view)
+    return view
+
+
+async def load_checked_view(cart_id: str) -> CartView:
+    """The cart as a change left it, read inside the change's transaction and checked: a change
+    whose amounts leave the range rolls back, so no cart is kept that could not be read."""
+    return check_amounts(await load_cart_view(cart_id))
 
 
 def compute_totals(

@@ -27,7 +27,7 @@ from services.cart_gift_cards import apply_gift_cards
 from services.cart_items import NewLine, add_lines, drop_lines_outside_channel, reprice_lines
 from services.cart_locks import lock_cart
 from services.cart_reads import read_region_with_default_channel
-from services.cart_view import CartView, load_cart_view, new_cart_view
+from services.cart_view import CartView, load_cart_view, load_checked_view, new_cart_view
 from services.customers import guest_customer
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed, NotFound, Unauthorized
@@ -93,8 +93,8 @@ async def create_cart(new: NewCart, *, customer_id: str | None = None, request_c
                 await new_shipping_address(cart, country)
             await cart.save()
             await add_lines(cart, new.items)
-    if new.items:
-        return await load_cart_view(cart.id)
+            if new.items:
+                return await load_checked_view(cart.id)
     for relation, value in (("shipping_address", cart.shipping_address if country else None),
                             ("billing_address", None), ("sales_channel", channel)):
         object.__setattr__(cart, f"_{relation}", value)
@@ -152,7 +152,7 @@ async def update_cart(cart_id: str, changes: CartChanges, *, customer_id: str | 
             cart.context = {**(cart.context or {}), **changes.context}
         await cart.save()
         await resync_payment_sessions(cart)
-    return await load_cart_view(cart.id)
+        return await load_checked_view(cart.id)
 
 
 async def _set_customer(cart: Cart, changes: CartChanges, signed_in: str | None) -> bool:

@@ -18,6 +18,7 @@ from services.durations import add_duration, parse_duration
 from services.errors import Duplicate, InvalidData, NotAllowed, NotFound
 from services.listing import FindConfig, date_filters, find_one, find_page
 from services.metadata import merge_metadata
+from services.totals import MAX_AMOUNT
 
 __all__ = [
     "KEEP", "RuleInput", "DiscountFilter", "list_discounts", "get_discount", "get_discount_by_code",
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 KEEP: Any = object()  # an update argument left as KEEP leaves its column as it is
-MAX_VALUE = 2**31 - 1  # the column is a 32-bit integer
+MAX_VALUE = 2**31 - 1  # `usage_limit` is a 32-bit integer column
 
 
 @dataclass
@@ -112,8 +113,8 @@ def _check_code(code: str) -> str:
 def _check_rule_value(kind: str, value: int) -> None:
     if value < 0:
         raise InvalidData("value must not be less than 0")
-    if value > MAX_VALUE:
-        raise InvalidData(f"value must not be greater than {MAX_VALUE}")
+    if value > MAX_AMOUNT:  # a BIGINT column, minor units for a fixed discount
+        raise InvalidData(f"value must not be greater than {MAX_AMOUNT}")
     if kind == "percentage" and value > 100:
         raise InvalidData("Discount value above 100 is not allowed when type is percentage")
 

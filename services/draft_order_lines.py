@@ -28,6 +28,7 @@ from models import (
 from services.cart_discounts import refresh_adjustments
 from services.cart_items import MAX_QUANTITY
 from services.errors import InvalidData, NotAllowed, NotFound
+from services.line_limits import check_room
 from services.metadata import merge_metadata
 from services.pricing import PriceContext, unit_price
 from services.shipping import meets_requirements, option_price
@@ -77,13 +78,16 @@ class NewMethod:
 
 async def add_lines(cart: Cart, lines: list[DraftLine]) -> None:
     """Add the lines to the locked cart. A list-priced line of a variant already in the cart at
-    its list price, with the same metadata, adds to that line's quantity instead."""
+    its list price, with the same metadata, adds to that line's quantity instead. A draft holds
+    at most MAX_LINES_PER_ORDER lines, and a request may name no more than that."""
     if not lines:
         return
+    check_room(len(lines), "draft order")
     variants = await _variants([line.variant_id for line in lines if line.variant_id is not None])
     existing = list(await LineItem.filter(cart_id=cart.id).order_by("created_at", "id"))
     for line in lines:
         if line.variant_id is None:
+            check_room(len(existing) + 1, "draft order")
             existing.append(await LineItem.create(
                 cart_id=cart.id, title=line.title or CUSTOM_ITEM_TITLE, unit_price=line.unit_price or 0,
                 quantity=line.quantity, allow_discounts=False, has_shipping=True, should_merge=False,
@@ -107,6 +111,7 @@ async def add_lines(cart: Cart, lines: list[DraftLine]) -> None:
             same.quantity, same.unit_price = quantity, price
             await same.save(update_fields=["quantity", "unit_price", "updated_at"])
             continue
+        check_room(len(existing) + 1, "draft order")
         existing.append(await LineItem.create(
             cart_id=cart.id, variant_id=variant.id, title=line.title or variant.product.title,
             description=variant.title, thumbnail=variant.product.thumbnail, is_giftcard=variant.product.is_giftcard,

@@ -27,7 +27,7 @@ from models import Cart, Customer, DraftOrder, Order, PaymentSession, Region, Sh
 from services.cart_addresses import move_shipping_country, new_shipping_address, region_countries, set_address
 from services.cart_discounts import apply_discounts, keep_discounts_of_region, refresh_adjustments
 from services.cart_locks import lock_cart
-from services.cart_view import CartView, load_cart_view
+from services.cart_view import CartView, check_amounts, load_cart_view
 from services.customers import guest_customer
 from services.db import atomic
 from services.display_ids import next_display_id
@@ -186,7 +186,7 @@ async def create_draft_order(new: NewDraftOrder) -> DraftOrderView:
         await add_methods(cart, new.shipping_methods)
         if new.discounts:
             await apply_discounts(cart, new.discounts)
-    return await get_draft_order(draft.id)
+        return await _checked_draft(draft.id)
 
 
 async def update_draft_order(draft_id: str, changes: DraftOrderChanges) -> DraftOrderView:
@@ -222,7 +222,7 @@ async def update_draft_order(draft_id: str, changes: DraftOrderChanges) -> Draft
         if changes.no_notification_order is not KEEP:
             draft.no_notification_order = changes.no_notification_order
         await draft.save(update_fields=["no_notification_order", "updated_at"])  # changed, whatever changed
-    return await get_draft_order(draft_id)
+        return await _checked_draft(draft_id)
 
 
 async def delete_draft_order(draft_id: str) -> None:
@@ -251,7 +251,7 @@ async def add_draft_line(draft_id: str, line: DraftLine) -> DraftOrderView:
         _check_open(draft, cart)
         await add_lines(cart, [line])
         await draft.save(update_fields=["updated_at"])
-    return await get_draft_order(draft_id)
+        return await _checked_draft(draft_id)
 
 
 async def update_draft_line(draft_id: str, item_id: str, changes: LineChanges) -> DraftOrderView:
@@ -260,7 +260,7 @@ async def update_draft_line(draft_id: str, item_id: str, changes: LineChanges) -
         _check_open(draft, cart)
         await change_line(cart, item_id, changes)
         await draft.save(update_fields=["updated_at"])
-    return await get_draft_order(draft_id)
+        return await _checked_draft(draft_id)
 
 
 async def delete_draft_line(draft_id: str, item_id: str) -> DraftOrderView:
@@ -273,6 +273,15 @@ async def delete_draft_line(draft_id: str, item_id: str) -> DraftOrderView:
 
 
 # ---------------------------------------------------------------- parts
+
+async def _checked_draft(draft_id: str) -> DraftOrderView:
+    """The draft as a change left it, read inside the change's transaction and its cart's amounts
+    checked: a change whose amounts leave the range rolls back (no draft kept unreadable)."""
+    view = await get_draft_order(draft_id)
+    if view.cart is not None:
+        check_amounts(view.cart)
+    return view
+
 
 async def lock_draft(draft_id: str) -> tuple[DraftOrder, Cart | None]:
     """The draft, read after its cart's row is locked (inside `atomic()`), and that cart. Every

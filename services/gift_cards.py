@@ -24,13 +24,13 @@ from services.errors import InvalidData, NotFound, UnexpectedState
 from services.listing import FindConfig, find_one, find_page, prefetches
 from services.metadata import merge_metadata
 from services.regions import get_region
+from services.totals import MAX_AMOUNT  # `value` and `balance` are BIGINT columns
 
 __all__ = [
     "KEEP", "MAX_AMOUNT", "generate_code", "list_gift_cards", "get_gift_card", "create_gift_card",
     "update_gift_card", "delete_gift_card", "get_redeemable_gift_card",
 ]
 
-MAX_AMOUNT = 2**31 - 1  # `value` and `balance` are INTEGER columns
 KEEP: Any = object()  # an update argument left as KEEP leaves its column as it is
 
 _CODE_ALPHABET = string.ascii_uppercase + string.digits

@@ -35,6 +35,7 @@ from services.cart_items import INSUFFICIENT_INVENTORY
 from services.cart_discounts import spread_discount
 from services.discount_engine import load_offers
 from services.errors import InvalidData, NotAllowed, NotFound
+from services.line_limits import check_room
 from services.order_placement import reserve_inventory
 from services.pricing import PriceContext, unit_price
 from services.taxes import load_overrides, product_lines
@@ -86,6 +87,7 @@ async def add_line(edit: OrderEdit, order: Order, variant_id: str, quantity: int
     variant = await _variant(variant_id)
     if variant is None:
         raise InvalidData(f"Unable to generate the line items, some variant has not been found: {variant_id}")
+    await _check_room(edit)
     product = variant.product
     if product.is_giftcard:
         # A gift card is issued when its order is placed; an edit would sell one never issued.
@@ -168,12 +170,18 @@ async def undo_change(edit: OrderEdit, order: Order, change_id: str) -> None:
     elif change.type == "item_update" and original is not None:
         await LineItem.filter(id=change.line_item_id, order_edit_id=edit.id).update(quantity=original.quantity)
     elif change.type == "item_remove" and original is not None:
+        await _check_room(edit)
         await _clone(original, edit.id)
     await refresh_adjustments(edit, order)
 
 
 async def delete_edit_lines(edit_id: str) -> None:
     await _delete_lines(list(await LineItem.filter(order_edit_id=edit_id).values_list("id", flat=True)))
+
+
+async def _check_room(edit: OrderEdit) -> None:
+    """Room for one more line in the edit (MAX_LINES_PER_ORDER)."""
+    check_room(await LineItem.filter(order_edit_id=edit.id).count() + 1, "order edit")
 
 
 async def _edit_line(edit: OrderEdit, item_id: str) -> LineItem | None:

@@ -138,7 +138,8 @@ async def add_item(edit_id: str, variant_id: str, quantity: int, metadata: dict 
         edit, order = await _locked(edit_id)
         _changing_lines(edit, "Can not add an item to the edit with status {status}")
         await add_line(edit, order, variant_id, quantity, metadata)
-    return await load_edit_view(edit_id)
+        # Read inside the transaction: totals that leave the amount range roll the change back.
+        return await load_edit_view(edit_id)
 
 
 async def update_item(edit_id: str, item_id: str, quantity: int) -> EditView:
@@ -146,7 +147,8 @@ async def update_item(edit_id: str, item_id: str, quantity: int) -> EditView:
         edit, order = await _locked(edit_id)
         _changing_lines(edit, "Can not update an item on the order edit {id} with the status {status}")
         await change_quantity(edit, order, item_id, quantity)
-    return await load_edit_view(edit_id)
+        # Read inside the transaction: totals that leave the amount range roll the change back.
+        return await load_edit_view(edit_id)
 
 
 async def remove_item(edit_id: str, item_id: str) -> EditView:

@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from services.totals import ItemInput, ItemTotals, ShippingInput, ShippingTotals, cart_totals, round_half_up
+from services.totals import (
+    ItemInput, ItemTotals, ShippingInput, ShippingTotals, cart_totals, check_totals, round_half_up,
+)
 
 __all__ = ["TransactionInput", "PaymentInput", "OrderTotals", "order_totals", "TOTAL_KEYS"]
 
@@ -72,7 +74,7 @@ def order_totals(
     # A canceled payment paid nothing (Medusa v1 still adds it in); refunds are kept on the payments.
     paid = sum(p.amount for p in payments if not p.canceled)
     refunded = sum(p.amount_refunded or 0 for p in payments)
-    return OrderTotals(
+    return check_totals(OrderTotals(
         subtotal=base.subtotal, discount_total=base.discount_total, shipping_total=base.shipping_total,
         item_tax_total=base.item_tax_total, shipping_tax_total=base.shipping_tax_total, tax_total=tax_total,
         gift_card_total=gift_card_total, gift_card_tax_total=gift_card_tax,
@@ -80,7 +82,7 @@ def order_totals(
         paid_total=paid, refunded_total=refunded, refundable_amount=paid - refunded,
         items=base.items, refundable={item_id: t.total for item_id, t in base.items.items()},
         shipping_methods=base.shipping_methods,
-    )
+    ))
 
 
 def _gift_card_totals(

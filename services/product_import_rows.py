@@ -21,6 +21,7 @@ from services.product_import_columns import (
     ChannelColumn, Column, ImageColumn, OptionColumn, PriceColumn, Spec, detect_delimiter, parse_failure,
     read_header, to_minor,
 )
+from services.totals import MAX_AMOUNT  # prices are BIGINT columns
 
 __all__ = ["ImportRow", "Layout", "load_layout", "open_rows"]
 
@@ -154,7 +155,7 @@ def _amount(row: ImportRow, spec: PriceColumn, value: str) -> int | None:
     except ValueError:
         row.errors.append(f"{spec.header} must be a non-negative amount")
         return None
-    if amount > _INT_MAX:
+    if amount > MAX_AMOUNT:
         row.errors.append(f"{spec.header} is too large")
         return None
     return amount

@@ -15,7 +15,7 @@ from tortoise.query_utils import Prefetch
 
 from models import Cart, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
 from services.cart_locks import can_hold_id, lock_cart
-from services.cart_view import CartView, load_cart_view
+from services.cart_view import CartView, load_checked_view
 from services.db import atomic
 from services.errors import InvalidData, NotAllowed, NotFound
 from services.payment_sessions import resync_payment_sessions
@@ -149,7 +149,7 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
                 item.has_shipping = has_shipping
                 await item.save(update_fields=["has_shipping", "updated_at"])
         await resync_payment_sessions(cart)
-    return await load_cart_view(cart_id)
+        return await load_checked_view(cart_id)
 
 
 def _check_available(option: ShippingOption, region_id: str) -> None:

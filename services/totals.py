@@ -4,6 +4,11 @@ Everything is integer minor units. Tax rates are percentages (`25` or `12.5`) an
 with exact fractions, rounding half up like JavaScript's `Math.round`, once per tax line as
 Medusa v1 does. Discount amounts come from `services.discount_engine.allocate`, already whole
 units that add up to the discount, so `discount_total` needs no rounding of its own.
+
+Every amount computed here must fit a signed 64-bit integer (the BIGINT columns; the widest
+integer orjson writes): one that does not is InvalidData naming it. A change computes its totals
+before it commits (services/cart_view.py `load_checked_view`), so it rolls back instead of leaving a
+cart or order that could no longer be read.
 """
 
 from __future__ import annotations
@@ -12,10 +17,34 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from math import floor
 
+from services.errors import InvalidData
+
 __all__ = [
-    "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals", "ShippingTotals", "CartTotals",
+    "MAX_AMOUNT", "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
+    "ShippingTotals", "CartTotals",
     "round_half_up", "tax_on", "item_totals", "shipping_totals", "cart_totals",
 ]
+
+
+MAX_AMOUNT = 2**63 - 1  # minor units; amounts are BIGINT columns
+_MIN_AMOUNT = -(2**63)
+
+
+def check_amount(name: str, amount: int) -> int:
+    """`amount`, if it fits a signed 64-bit integer; else InvalidData naming it."""
+    if amount > MAX_AMOUNT:
+        raise InvalidData(f"{name} must not be greater than {MAX_AMOUNT}")
+    if amount < _MIN_AMOUNT:
+        raise InvalidData(f"{name} must not be less than {_MIN_AMOUNT}")
+    return amount
+
+
+def check_totals(totals, prefix: str = ""):
+    """The totals (a dataclass of amounts), if each fits; else InvalidData naming the first that does not."""
+    for name, value in vars(totals).items():
+        if isinstance(value, int):
+            check_amount(f"{prefix}{name}", value)
+    return totals
 
 
 def round_half_up(value: Fraction) -> int:
@@ -88,24 +117,26 @@ class CartTotals:
 
 
 def item_totals(item: ItemInput) -> ItemTotals:
-    subtotal = item.unit_price * item.quantity
+    subtotal = check_amount("unit_price × quantity", item.unit_price * item.quantity)
     discount = min(item.discount, subtotal)
     tax = sum(tax_on(subtotal - discount, r) for r in item.tax_rates)
     original_tax = sum(tax_on(subtotal, r) for r in item.tax_rates)
-    return ItemTotals(
+    return check_totals(ItemTotals(
         subtotal=subtotal, discount_total=discount, tax_total=tax, original_tax_total=original_tax,
         total=subtotal - discount + tax, original_total=subtotal + original_tax,
-    )
+    ), "item ")
 
 
 def shipping_totals(method: ShippingInput, free_shipping: bool = False) -> ShippingTotals:
     """Medusa v1 rounds a method's tax once over all its tax lines (items round per line)."""
     tax = round_half_up(sum((Fraction(method.price) * Fraction(str(r)) / 100 for r in method.tax_rates), Fraction(0)))
     if free_shipping:
-        return ShippingTotals(subtotal=0, tax_total=0, original_tax_total=tax, total=0,
-                              original_total=method.price + tax)
-    return ShippingTotals(subtotal=method.price, tax_total=tax, original_tax_total=tax,
-                          total=method.price + tax, original_total=method.price + tax)
+        totals = ShippingTotals(subtotal=0, tax_total=0, original_tax_total=tax, total=0,
+                                original_total=method.price + tax)
+    else:
+        totals = ShippingTotals(subtotal=method.price, tax_total=tax, original_tax_total=tax,
+                                total=method.price + tax, original_total=method.price + tax)
+    return check_totals(totals, "shipping method ")
 
 
 def cart_totals(
@@ -126,13 +157,13 @@ def cart_totals(
         gift_cardable = subtotal + shipping_total + tax_total - discount_total
     gift_card_total = min(max(gift_cardable, 0), sum(g.balance for g in gift_cards))
     gift_card_tax = _gift_card_tax(gift_cards, gift_cardable)
-    return CartTotals(
+    return check_totals(CartTotals(
         subtotal=subtotal, discount_total=discount_total, item_tax_total=item_tax, shipping_total=shipping_total,
         shipping_tax_total=shipping_tax, tax_total=tax_total, gift_card_total=gift_card_total,
         gift_card_tax_total=gift_card_tax,
         total=subtotal + shipping_total + tax_total - (gift_card_total + discount_total + gift_card_tax),
         items=by_item, shipping_methods=by_method,
-    )
+    ))
 
 
 def _gift_card_tax(gift_cards: list[GiftCardInput], gift_cardable: int) -> int:

@@ -130,6 +130,13 @@ def test_numbers_are_read_from_the_environment():
     assert (s.outbox_grace_seconds, s.job_lease_seconds, s.scheduler_interval_seconds) == (2.5, 60.0, 0.5)
 
 
+def test_stale_authorizations_are_an_hour_old_by_default_and_never_younger_than_the_retries():
+    assert Settings.from_env({}).stale_authorization_seconds == 3600.0
+    assert Settings.from_env({"STALE_AUTHORIZATION_SECONDS": "7200"}).stale_authorization_seconds == 7200.0
+    with pytest.raises(ConfigError, match="STALE_AUTHORIZATION_SECONDS must be at least 900"):
+        Settings.from_env({"STALE_AUTHORIZATION_SECONDS": "60"})
+
+
 @pytest.mark.parametrize("name,value", [
     ("SESSION_TTL", "10h"), ("MAX_BODY_BYTES", "1mb"), ("WORKER_THREADS", "2.5"),
     ("OUTBOX_GRACE_SECONDS", "soon"),

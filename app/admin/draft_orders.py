@@ -18,6 +18,7 @@ from app.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.responses import deleted, json
 from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models.draft_order import DRAFT_ORDER_STATUSES
+from services.cart_items import MAX_QUANTITY
 from services.draft_order_lines import DraftLine, LineChanges, NewMethod
 from services.draft_order_pay import pay_draft_order
 from services.draft_orders import (
@@ -25,14 +26,14 @@ from services.draft_orders import (
     delete_draft_line, delete_draft_order, get_draft_order, list_draft_orders, update_draft_line,
     update_draft_order,
 )
+from services.totals import MAX_AMOUNT
 
 __all__ = ["bp"]
 
 bp = Blueprint("admin_draft_orders", url_prefix="/draft-orders")
 
-MAX_INT = 2**31 - 1  # prices and quantities are INTEGER columns
-Price = Annotated[int, Field(ge=0, le=MAX_INT)]  # minor units
-Quantity = Annotated[int, Field(ge=1, le=MAX_INT)]
+Price = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # minor units, a BIGINT column
+Quantity = Annotated[int, Field(ge=1, le=MAX_QUANTITY)]
 Metadata = dict[str, Any]
 
 
@@ -146,7 +147,7 @@ class DraftOrderChangesBody(Body):
 
 
 class LineItemChangesBody(Body):
-    quantity: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None  # 0 removes the line
+    quantity: Annotated[int, Field(ge=0, le=MAX_QUANTITY)] | None = None  # 0 removes the line
     unit_price: Price | None = None
     title: NonEmptyStr | None = None
     metadata: Metadata | None = None

@@ -96,7 +96,7 @@ async def test_every_created_card_gets_its_own_code(client, admin_headers, regio
     ({"region_id": "R", "value": 1.5}, "value must be an integer number"),
     ({"region_id": "R", "value": "5"}, "value must be an integer number"),
     ({"region_id": "R", "value": -1}, "value must not be less than 0"),
-    ({"region_id": "R", "value": 2**31}, "value must not be greater than 2147483647"),
+    ({"region_id": "R", "value": 2**63}, "value must not be greater than 9223372036854775807"),
     ({"region_id": 5, "value": 1}, "region_id must be a string"),
     ({"region_id": "", "value": 1}, "region_id should not be empty"),
     ({"region_id": "R", "value": 1, "ends_at": "next week"}, "ends_at must be a Date instance"),

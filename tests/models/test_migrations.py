@@ -7,12 +7,13 @@ from datetime import datetime, timezone
 import pytest
 from tortoise import Tortoise, connections
 from tortoise.exceptions import IntegrityError
+from tortoise.fields import BigIntField
 from tortoise.fields.relational import ManyToManyFieldInstance
 
 from models import (
     Customer, CustomerGroup, Product, ProductCollection, ProductVariant, User,
 )
-from tests.conftest import BACKEND
+from tests.conftest import BACKEND, requires_postgres
 
 INDEXES = importlib.import_module("models.migrations.0002_indexes")
 
@@ -97,6 +98,24 @@ async def test_no_model_lacks_its_table_and_the_indexes_are_there():
     expected = {name for name, _, _ in INDEXES.UNIQUE_LIVE}
     expected |= {f"ix_{table}_{column}" for table, column in INDEXES.FOREIGN_KEYS}
     assert expected <= names, expected - names
+
+
+@requires_postgres("SQLite's INTEGER is 64-bit whatever the declared type")
+async def test_every_64_bit_field_is_a_bigint_column():
+    rows = await connections.get("default").execute_query_dict(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = current_schema()"
+    )
+    types = {(r["table_name"], r["column_name"]): r["data_type"] for r in rows}
+    wrong, checked = [], 0
+    for model in _models():
+        for field_name, column in model._meta.fields_db_projection.items():
+            if isinstance(model._meta.fields_map[field_name], BigIntField):
+                checked += 1
+                if types.get((model._meta.db_table, column)) != "bigint":
+                    wrong.append(f"{model._meta.db_table}.{column}")
+    assert checked >= 16  # every amount, price, total and balance
+    assert not wrong, wrong
 
 
 async def test_both_migrations_are_recorded():
