@@ -4,6 +4,7 @@ import dramatiq
 
 from jobs.outbox import purge_finished
 from services import idempotency
+from services.authorizations import cancel_stale_authorizations as cancel_stale
 from services.checkout import KEY_RETENTION_SECONDS
 from services.maintenance import purge_expired_sessions
 
@@ -23,6 +24,12 @@ async def purge_jobs() -> dict:
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 async def purge_idempotency_keys() -> dict:
     return {"deleted": await idempotency.purge_finished(KEY_RETENTION_SECONDS)}
+
+
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
+async def cancel_stale_authorizations(max_age_seconds: float) -> dict:
+    """Authorized cart payments older than `max_age_seconds` without an order: canceled, listed."""
+    return await cancel_stale(max_age_seconds)
 
 
 @dramatiq.actor(queue_name="maintenance", max_retries=0, time_limit=60_000)

@@ -13,6 +13,11 @@ is reused, so stages are safe to repeat, and two requests on one cart (with diff
 none) end in one order. A stage that fails for a transient reason (the database or a gateway
 went away) lets the key go at its recovery point and asks the retry actor to go on; the client
 retrying the key, the actor, or the scheduler's sweep of stalled keys finishes it.
+
+The charge is what the shopper saw: the selected payment session's amount, which every change
+the shopper makes re-syncs (services/payment_sessions.py). A total that moved without them (a
+gift card's balance spent by another order, say) refuses the completion instead of re-pricing
+it, and a refusal at placing cancels the payment authorized for it.
 """
 
 from __future__ import annotations
@@ -27,12 +32,15 @@ import orjson
 from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession
 from services import idempotency
 from services.cart_locks import lock_cart
-from services.cart_view import load_cart_view
+from services.authorizations import cancel_authorization
+from services.cart_view import CartView, load_cart_view
 from services.db import atomic
 from services.display_ids import next_display_id
 from services.errors import DomainError, InvalidData, NotAllowed
 from services.idempotency import Busy, Mismatch, Replay
-from services.order_placement import InsufficientInventory, drop_tax_lines, place_order, store_tax_lines
+from services.order_placement import (
+    GiftCardBalanceChanged, InsufficientInventory, drop_tax_lines, place_order, store_tax_lines,
+)
 from services.payments import get_provider
 
 __all__ = [
@@ -166,7 +174,10 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
     except DomainError as refusal:
         # The shopper can fix this (select a session, drop a spent code): no answer is stored
         # for the key, so the same key works once the cart is right.
-        await _forget_tax_lines(cart_id)
+        if key.recovery_point == "payment_authorized":
+            await _undo_refused_placing(key, cart_id)
+        else:
+            await _forget_tax_lines(cart_id)
         await idempotency.release(key, refused_status=400)
         refusal.idempotency_key = key.idempotency_key
         raise
@@ -218,6 +229,9 @@ async def _authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
             return done
         if await _live_payment(cart) is None:
             view = await load_cart_view(cart.id, force_taxes=True)
+            shown = _shown_total(view)
+            if shown is not None:
+                _refuse_a_changed_total(view, shown)
             if view.totals.total > 0:
                 waiting = await _authorize_session(cart, view.payment_session, view.totals.total)
                 if waiting is not None:
@@ -262,9 +276,14 @@ async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
             raise RuntimeError("cart lost its completion while being placed")  # transient: retried
         view = await load_cart_view(cart.id, force_taxes=True)
         payment = await _live_payment(cart)
-        if payment is not None and payment.amount != view.totals.total:
-            # The cart changed after authorization: that payment is for another amount.
-            await _cancel(cart, payment)
+        authorized = payment.amount if payment is not None else 0
+        if authorized != view.totals.total:
+            if _shown_total(view) != view.totals.total:
+                _refuse_a_changed_total(view, authorized)
+            # The shopper changed the cart after authorization (or the payment was canceled):
+            # authorize what they now see.
+            if payment is not None:
+                await cancel_authorization(cart.id, payment)
             await idempotency.advance(key, "started")
             return None
         await store_tax_lines(view)
@@ -279,22 +298,46 @@ async def _live_payment(cart: Cart) -> Payment | None:
     return await Payment.get_or_none(id=cart.payment_id, canceled_at=None)
 
 
-async def _cancel(cart: Cart, payment: Payment) -> None:
-    data = await get_provider(payment.provider_id).cancel(payment.data or {})
-    await Payment.filter(id=payment.id).update(canceled_at=_now(), data=data)
-    await Cart.filter(id=cart.id).update(payment_id=None, payment_authorized_at=None)
+def _shown_total(view: CartView) -> int | None:
+    """The total the shopper agreed to pay: the selected session's amount (None: no session)."""
+    session = view.payment_session
+    return session.amount if session is not None else None
 
 
-async def _undo_authorization(cart_id: str) -> None:
-    """After a refusal at placing: release the payment and the tax lines (Medusa §3.5)."""
+def _refuse_a_changed_total(view: CartView, shown: int) -> None:
+    total = view.totals.total
+    if total == shown:
+        return
+    if view.gift_cards and total > shown:
+        raise GiftCardBalanceChanged([card.code for card in view.gift_cards])
+    raise NotAllowed(
+        f"The cart's total is now {total}, not the {shown} its payment was set up for. Refresh the payment "
+        "sessions to pay the new total, then complete the cart again.", code="cart_total_changed",
+    )
+
+
+async def _undo_authorization(cart_id: str, key: IdempotencyKey | None = None) -> None:
+    """After a refusal at placing: release the payment and the tax lines (Medusa §3.5). With
+    `key`, the key goes back to its start, to authorize afresh once the cart is right."""
     async with atomic():
         cart = await lock_cart(cart_id, editable=False)
         if cart.completed_at is not None:
             return
         payment = await _live_payment(cart)
         if payment is not None:
-            await _cancel(cart, payment)
+            await cancel_authorization(cart.id, payment)
         await drop_tax_lines(await load_cart_view(cart.id))
+        if key is not None:
+            await idempotency.advance(key, "started")
+
+
+async def _undo_refused_placing(key: IdempotencyKey, cart_id: str) -> None:
+    try:
+        await _undo_authorization(cart_id, key)
+    except DomainError:
+        pass  # no such cart: nothing to release
+    except Exception as e:  # the gateway or the database is down: the stale-authorization sweep cancels it
+        log.warning("completion %s refused; its authorization is left for the sweep: %s", key.idempotency_key, e)
 
 
 async def _forget_tax_lines(cart_id: str) -> None:

@@ -24,7 +24,10 @@ from services.discount_engine import redeem
 from services.errors import InvalidData, NotAllowed
 from services.gift_cards import create_gift_card
 
-__all__ = ["place_order", "InsufficientInventory", "reserve_inventory", "store_tax_lines", "drop_tax_lines", "check_placeable"]
+__all__ = [
+    "place_order", "InsufficientInventory", "GiftCardBalanceChanged", "reserve_inventory", "store_tax_lines",
+    "drop_tax_lines", "check_placeable",
+]
 
 
 class InsufficientInventory(NotAllowed):
@@ -35,6 +38,18 @@ class InsufficientInventory(NotAllowed):
             f"Variant with id: {variant_ids[0]} does not have the required inventory", code="insufficient_inventory"
         )
         self.variant_ids = variant_ids
+
+
+class GiftCardBalanceChanged(NotAllowed):
+    """The cart's gift cards no longer have the balance its total counted on (another order spent
+    it): the shopper looks at the new total before paying it, never charged it unasked."""
+
+    def __init__(self, codes: list[str]):
+        super().__init__(
+            f"Gift card {', '.join(codes)} no longer has the balance this cart counted on. Remove the gift card, "
+            "or refresh the payment sessions to pay the new total, then complete the cart again.",
+            code="gift_card_balance_changed",
+        )
 
 
 def _now() -> datetime:
@@ -142,7 +157,7 @@ async def _spend_gift_cards(view: CartView, order: Order) -> None:
             balance=F("balance") - amount
         )
         if not spent:
-            raise NotAllowed(f"Gift card {card.code} no longer has the balance this cart uses")
+            raise GiftCardBalanceChanged([card.code])
         await GiftCard.filter(id=card.id, balance=0).update(is_disabled=True)
         await GiftCardTransaction.create(
             gift_card_id=card.id, order_id=order.id, amount=amount, is_taxable=taxable,

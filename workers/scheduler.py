@@ -2,8 +2,9 @@
 
 Its first job re-sends outbox rows that never reached a worker; the next resumes (or fails)
 batch jobs whose worker stopped reporting; the third hands stalled cart completions to their
-retry actor; the others ask for maintenance actors through the
-outbox. Every job is a catch-up sweep, so a missed tick loses nothing.
+retry actor; the others ask for maintenance actors through the outbox (among them the
+reconciler of payments authorized long ago without an order). Every job is a catch-up sweep,
+so a missed tick loses nothing.
 Run exactly one scheduler per deployment.
 """
 
@@ -51,9 +52,11 @@ async def sweep_completions(settings: Settings) -> int:
     return handed
 
 
-async def ask_for_maintenance() -> None:
+async def ask_for_maintenance(settings: Settings) -> None:
     for actor in MAINTENANCE_ACTORS:
         await outbox.enqueue(actor, queue_name="maintenance")
+    await outbox.enqueue("cancel_stale_authorizations", settings.stale_authorization_seconds,
+                         queue_name="maintenance")
 
 
 def _tracked(job, in_flight: set[asyncio.Task]):
@@ -80,7 +83,7 @@ def build_scheduler(settings: Settings) -> AsyncIOScheduler:
         (sweep_outbox, sweep, [settings], timedelta(seconds=1)),
         (sweep_batch_jobs, sweep, [settings], timedelta(seconds=2)),
         (sweep_completions, sweep, [settings], timedelta(seconds=3)),
-        (ask_for_maintenance, IntervalTrigger(hours=1), [], timedelta(minutes=1)),
+        (ask_for_maintenance, IntervalTrigger(hours=1), [settings], timedelta(minutes=1)),
     ):
         scheduler.add_job(
             _tracked(job, scheduler.in_flight), trigger, args=args, id=job.__name__,
