@@ -116,13 +116,13 @@ async def start_session(request: Request, response: HTTPResponse, **values) -> N
     )
 
 
-async def update_session(request: Request, response: HTTPResponse, drop: str) -> None:
-    """Sign-out of one interface: remove `drop`; destroy the session when nothing is left."""
+async def update_session(request: Request, response: HTTPResponse, *drop: str) -> None:
+    """Sign-out of one interface: remove the keys `drop`; destroy the session when nothing is left."""
     data = await load_session(request)
     if data is None:
         return
     settings, store, sid = request.app.ctx.settings, request.app.ctx.sessions, request.ctx.session_id
-    remaining = {k: v for k, v in data.items() if k != drop}
+    remaining = {k: v for k, v in data.items() if k not in drop}
     if remaining:
         await store.set(digest(sid), remaining, settings.session_ttl)
         request.ctx.session = remaining

@@ -17,11 +17,12 @@ from services.errors import Duplicate, InvalidData, NotFound, Unauthorized
 from services.listing import FindConfig, date_filters, find_one, find_page
 from services.metadata import merge_metadata
 from services.passwords import dummy_hash, hash_password_async, verify_password_async
-from services.tokens import STORE_JWT_TTL, issue_jwt
+from services.tokens import STORE_JWT_TTL, issue_jwt, password_stamp, stamp_matches
 from services.users import normalize_email
 
 __all__ = [
-    "authenticate_customer", "account_exists", "get_customer", "issue_store_jwt", "CUSTOMER_RELATIONS",
+    "authenticate_customer", "account_exists", "get_customer", "issue_store_jwt", "still_signed_in",
+    "CUSTOMER_RELATIONS",
     "CustomerFilter", "list_customers", "create_customer", "update_customer", "attach_billing_addresses",
     "KEEP", "guest_customer",
 ]
@@ -63,7 +64,16 @@ async def account_exists(email: str) -> bool:
 
 
 def issue_store_jwt(secret: str, customer: Customer) -> str:
-    return issue_jwt(secret, {"customer_id": customer.id, "domain": "store"}, STORE_JWT_TTL)
+    claims = {"customer_id": customer.id, "domain": "store", "stamp": password_stamp(secret, customer.password_hash)}
+    return issue_jwt(secret, claims, STORE_JWT_TTL)
+
+
+async def still_signed_in(secret: str, customer_id: str, stamp: object) -> bool:
+    """Whether a session or JWT of this customer still stands: the password is unchanged since
+    the sign-in. One query of one column by primary key, on every signed-in request. (A deleted
+    customer's routes answer 404 further on, as in Medusa v1.)"""
+    found = await Customer.filter(id=customer_id).limit(1).values_list("password_hash", flat=True)
+    return bool(found) and stamp_matches(secret, found[0], stamp)
 
 
 # ---------------------------------------------------------------- reading

@@ -41,6 +41,10 @@ class Bucket:
     limit: Limit
     identity: str  # an email (lower-cased), an IP address, a customer id
     reset_on_success: bool = False  # a success forgets the earlier failures, not just itself
+    # Set: over its limit this bucket refuses only a caller whose own record (that bucket, of
+    # the same attempt) already holds an earlier attempt. A ceiling that slows an attack spread
+    # over many addresses without locking out the owner at a clean one.
+    refuses_only_with: Bucket | None = None
 
     @property
     def key(self) -> str:
@@ -153,11 +157,12 @@ class RateLimiter:
         `counts_on=None`: every attempt counts. Otherwise only an attempt that raises one of
         `counts_on` counts (a wrong password); any other outcome is taken back, and a success
         also resets the buckets marked `reset_on_success`."""
+        counts = {bucket.key: await self.store.hit(bucket.key, bucket.limit.window) for bucket in buckets}
         over: list[float] = []
         within: list[Bucket] = []
         for bucket in buckets:
-            count, remaining = await self.store.hit(bucket.key, bucket.limit.window)
-            if count > bucket.limit.maximum:
+            count, remaining = counts[bucket.key]
+            if count > bucket.limit.maximum and self._refuses(bucket, counts):
                 over.append(remaining)
             else:
                 within.append(bucket)
@@ -175,6 +180,11 @@ class RateLimiter:
             raise
         if counts_on is not None:
             await self._take_back(buckets, success=True)
+
+    @staticmethod
+    def _refuses(bucket: Bucket, counts: dict[str, tuple[int, float]]) -> bool:
+        record = bucket.refuses_only_with
+        return record is None or counts.get(record.key, (0, 0.0))[0] > 1  # counts include this attempt
 
     async def _take_back(self, buckets: list[Bucket], *, success: bool) -> None:
         for bucket in buckets:

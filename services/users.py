@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import weakref
 
 from tortoise.expressions import Q
 
@@ -11,14 +12,17 @@ from models.user import USER_ROLES
 from services.db import atomic
 from services.errors import Duplicate, InvalidData, NotFound, Unauthorized
 from services.passwords import dummy_hash, hash_password_async, verify_password_async
-from services.tokens import ADMIN_JWT_TTL, digest, issue_jwt, new_secret
+from services.tokens import ADMIN_JWT_TTL, digest, issue_jwt, new_secret, password_stamp
 
 __all__ = [
     "create_user", "authenticate_user", "issue_admin_jwt", "issue_api_token", "get_user",
-    "user_for_api_token", "normalize_email",
+    "user_for_api_token", "normalize_email", "set_user_password", "watch_password_changes",
 ]
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# This process's caches of users (app/auth.py), told of a password change at once; other
+# processes' caches forget on their own within AUTH_CACHE_SECONDS.
+_user_caches: weakref.WeakSet = weakref.WeakSet()
 
 
 def normalize_email(email: str) -> str:
@@ -64,7 +68,31 @@ async def authenticate_user(email: str, password: str) -> User:
 
 
 def issue_admin_jwt(secret: str, user: User) -> str:
-    return issue_jwt(secret, {"user_id": user.id, "domain": "admin"}, ADMIN_JWT_TTL)
+    claims = {"user_id": user.id, "domain": "admin", "stamp": password_stamp(secret, user.password_hash)}
+    return issue_jwt(secret, claims, ADMIN_JWT_TTL)
+
+
+def watch_password_changes(cache) -> None:
+    """`cache.forget_user(user_id)` is called after every password change made in this process."""
+    _user_caches.add(cache)
+
+
+async def set_user_password(email: str, password: str) -> User:
+    """A new password for the user. Every session and JWT signed in before stops working (their
+    password stamp no longer matches). The API token stays: it is a credential of its own, issued
+    and replaced apart (`commerce user token`), as in Medusa v1."""
+    if not password:
+        raise InvalidData("password should not be empty")
+    password_hash = await hash_password_async(password)
+    async with atomic():
+        user = await User.select_for_update().get_or_none(email=email.strip().lower(), deleted_at=None)
+        if user is None:
+            raise NotFound(f"User with email {email} was not found")
+        user.password_hash = password_hash
+        await user.save(update_fields=["password_hash", "updated_at"])
+    for cache in list(_user_caches):
+        cache.forget_user(user.id)
+    return user
 
 
 async def issue_api_token(email: str) -> str:

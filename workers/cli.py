@@ -4,6 +4,7 @@
     commerce seed FILE                    load a Medusa v1 seed file (again: changes nothing)
     commerce user create --email E --password P [--role admin]
     commerce user token EMAIL             print a new API token once (only its hash is kept)
+    commerce user password EMAIL --password P   new password; ends the sessions and JWTs of before
     commerce serve [--host H] [--port P] [--workers N]
     commerce worker [--processes N] [--threads N]
     commerce scheduler
@@ -130,6 +131,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--last-name")
     t = u.add_parser("token", help="issue a new API token (printed once)")
     t.add_argument("email")
+    pw = u.add_parser("password", help="set a new password; ends the user's sessions and JWTs (not the API token)")
+    pw.add_argument("email")
+    pw.add_argument("--password", required=True)
     for name in ("serve", "start"):
         sv = sub.add_parser(name)
         sv.add_argument("--host", default="127.0.0.1")
@@ -186,13 +190,16 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _user(settings: Settings, args) -> None:
-    from services.users import create_user, issue_api_token
+    from services.users import create_user, issue_api_token, set_user_password
 
     if args.action == "create":
         user = _run_domain(_with_db(settings, lambda: create_user(
             args.email, args.password, role=args.role, first_name=args.first_name, last_name=args.last_name,
         )))
         print(json.dumps({"id": user.id, "email": user.email, "role": user.role}))
+    elif args.action == "password":
+        user = _run_domain(_with_db(settings, lambda: set_user_password(args.email, args.password)))
+        print(json.dumps({"id": user.id, "email": user.email}))
     else:
         print(_run_domain(_with_db(settings, lambda: issue_api_token(args.email))))
 

@@ -2,11 +2,10 @@
 
 from sanic import Blueprint, Request
 
-from app.auth import Credentials, require_admin
+from app.auth import Credentials, require_admin, sign_in_user, sign_out_user
 from app.rate_limits import sign_in_guard
 from app.responses import json
 from app.serialize import dump
-from app.sessions import start_session, update_session
 from app.validation import parse_body
 from services.users import authenticate_user, issue_admin_jwt
 
@@ -19,7 +18,7 @@ async def sign_in(request: Request):
     async with sign_in_guard(request, "admin", body.email):
         user = await authenticate_user(body.email, body.password)
     response = json({"user": dump(user)})
-    await start_session(request, response, user_id=user.id)
+    await sign_in_user(request, response, user)
     return response
 
 
@@ -32,7 +31,7 @@ async def current_user(request: Request):
 async def sign_out(request: Request):
     await require_admin(request)
     response = json({})
-    await update_session(request, response, drop="user_id")
+    await sign_out_user(request, response)
     return response
 
 

@@ -2,11 +2,10 @@
 
 from sanic import Blueprint, Request
 
-from app.auth import Credentials, require_customer
-from app.rate_limits import sign_in_guard
+from app.auth import Credentials, require_customer, sign_in_customer, sign_out_customer
+from app.rate_limits import email_lookup_guard, sign_in_guard
 from app.responses import json
 from app.serialize import dump_many
-from app.sessions import start_session, update_session
 from app.validation import parse_body
 from services.customers import (
     account_exists, authenticate_customer, get_customer, issue_store_jwt, CUSTOMER_RELATIONS,
@@ -25,7 +24,7 @@ async def sign_in(request: Request):
     async with sign_in_guard(request, "store", body.email):
         customer = await authenticate_customer(body.email, body.password)
     response = json(_customer(await get_customer(customer.id, CUSTOMER_RELATIONS)))
-    await start_session(request, response, customer_id=customer.id)
+    await sign_in_customer(request, response, customer)
     return response
 
 
@@ -37,13 +36,15 @@ async def current_customer(request: Request):
 @bp.delete("")
 async def sign_out(request: Request):
     response = json({})
-    await update_session(request, response, drop="customer_id")
+    await sign_out_customer(request, response)
     return response
 
 
 @bp.get("/<email:str>")
 async def email_exists(request: Request, email: str):
-    return json({"exists": await account_exists(email)})
+    async with email_lookup_guard(request):
+        exists = await account_exists(email)
+    return json({"exists": exists})
 
 
 @bp.post("/token")

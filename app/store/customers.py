@@ -9,12 +9,11 @@ from typing import Any
 from sanic import Blueprint, Request
 from sanic.response import empty
 
-from app.auth import require_customer
+from app.auth import renew_customer_session, require_customer, sign_in_customer
 from app.query import QuerySpec, parse_query
-from app.rate_limits import message_request_guard
+from app.rate_limits import message_request_guard, sign_up_guard
 from app.responses import json
 from app.serialize import COLUMNS, dump_many
-from app.sessions import start_session
 from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models import Customer
 from services.customer_accounts import (
@@ -97,9 +96,10 @@ def _customer(customer: Customer, relations=ACCOUNT_RELATIONS, fields=None) -> d
 @bp.post("")
 async def sign_up(request: Request):
     body = parse_body(request, NewCustomer)
-    customer = await register_customer(**body.model_dump())
+    async with sign_up_guard(request):
+        customer = await register_customer(**body.model_dump())
     response = json(_customer(customer))
-    await start_session(request, response, customer_id=customer.id)
+    await sign_in_customer(request, response, customer)
     return response
 
 
@@ -113,7 +113,11 @@ async def me(request: Request):
 async def change_me(request: Request):
     customer_id = await require_customer(request)
     body = parse_body(request, AccountChangesBody)
-    return json(_customer(await update_account(customer_id, body.changes())))
+    customer = await update_account(customer_id, body.changes())
+    response = json(_customer(customer))
+    if body.password:
+        await renew_customer_session(request, response, customer)
+    return response
 
 
 @bp.post("/me/addresses")

@@ -147,7 +147,9 @@ async def test_sessions_are_stored_under_a_digest_not_the_cookie_value(client, a
     sid = client.cookies["connect.sid"]
     rows = await Session.all()
     assert len(rows) == 1
-    assert rows[0].data == {"user_id": admin.id}
+    # the user, and a 16-character stamp of the password (never its hash) that a new password voids
+    assert set(rows[0].data) == {"user_id", "user_stamp"} and rows[0].data["user_id"] == admin.id
+    assert len(rows[0].data["user_stamp"]) == 16 and rows[0].data["user_stamp"] not in admin.password_hash
     assert rows[0].id not in sid and len(rows[0].id) == 64
 
 

@@ -1,6 +1,7 @@
-"""Sign-in protection: repeated failures for one email or from one address are refused for a
-while (admin and store), order look-ups that find nothing likewise, and messages asked for too;
-every refusal is a JSON 429 with `Retry-After`."""
+"""Sign-in protection: repeated failures for one email from one address, or from one address,
+are refused for a while (admin and store) without locking the owner out from elsewhere; order
+look-ups that find nothing likewise; messages asked for, email look-ups and sign-ups too; every
+refusal is a JSON 429 with `Retry-After`."""
 
 import asyncio
 from contextlib import asynccontextmanager
@@ -19,9 +20,9 @@ from tests.cart_factories import shopper
 from tests.conftest import running, settings
 
 STRICT = {
-    "sign_in_failures_per_email": 3, "sign_in_failures_per_ip": 6, "order_lookup_failures_per_email": 2,
-    "order_lookup_failures_per_ip": 4, "message_requests_per_email": 2, "message_requests_per_ip": 4,
-    "rate_limit_window_seconds": 60.0,
+    "sign_in_failures_per_email_and_ip": 3, "sign_in_failures_per_email": 100, "sign_in_failures_per_ip": 6,
+    "order_lookup_failures_per_email": 2, "order_lookup_failures_per_ip": 4, "message_requests_per_email": 2, "message_requests_per_ip": 4,
+    "email_lookups_per_ip": 3, "sign_ups_per_ip": 2, "rate_limit_window_seconds": 60.0,
 }
 WRONG = "not-the-password"
 _apps = iter(range(1_000_000))
@@ -35,9 +36,12 @@ async def fresh_limits(client):
 
 
 @asynccontextmanager
-async def strict_shop(**changes):
-    """The shop with small limits, and a look-up route that only finds display id 1 of a@b.co."""
-    app = create_app(settings(**{**STRICT, **changes}), manage_orm=False, name=f"limits{next(_apps)}")
+async def strict_shop(defaults: bool = False, **changes):
+    """The shop with small limits (or the default ones), and a look-up route that only finds
+    display id 1 of a@b.co. It trusts `X-Real-IP` for the client's address, as behind a proxy."""
+    app = create_app(settings(**{**({} if defaults else STRICT), **changes}), manage_orm=False,
+                     name=f"limits{next(_apps)}")
+    app.config.REAL_IP_HEADER = "x-real-ip"
 
     @app.get("/test/lookup")
     async def lookup(request: Request):
@@ -51,13 +55,13 @@ async def strict_shop(**changes):
         yield client
 
 
-async def _sign_in(client, email, password, path="/store/auth"):
-    return await client.post(path, json={"email": email, "password": password})
+async def _sign_in(client, email, password, path="/store/auth", ip="10.0.0.1"):
+    return await client.post(path, json={"email": email, "password": password}, headers={"x-real-ip": ip})
 
 
-def _refused(r) -> bool:
+def _refused(r, window: int = 60) -> bool:
     return (r.status_code == 429 and r.json()["type"] == "too_many_requests"
-            and 1 <= int(r.headers["retry-after"]) <= 60)
+            and 1 <= int(r.headers["retry-after"]) <= window)
 
 
 async def test_repeated_failures_for_one_email_are_refused_even_with_the_right_password(client):
@@ -144,3 +148,56 @@ async def test_order_claim_requests_are_limited_per_customer(client):
             assert r.status_code == 200
         r = await shop.post("/store/orders/batch/customer/token", headers=headers, json={"order_ids": []})
         assert _refused(r)
+
+
+@pytest.mark.parametrize("path", ["/store/auth", "/admin/auth"])
+async def test_failures_from_one_address_do_not_lock_the_owner_out_from_another(client, path):
+    await shopper(client)
+    await create_user("jane@example.com", "jane-secret", role="admin")
+    async with strict_shop(defaults=True) as shop:
+        for _ in range(10):
+            assert (await _sign_in(shop, "jane@example.com", WRONG, path, ip="10.0.0.66")).status_code == 401
+        assert (await _sign_in(shop, "jane@example.com", "jane-secret", path, ip="10.0.0.7")).status_code == 200
+        # the failing address stays refused for that email, even with the right password
+        assert _refused(await _sign_in(shop, "jane@example.com", "jane-secret", path, ip="10.0.0.66"), 900)
+        assert _refused(await _sign_in(shop, "jane@example.com", WRONG, path, ip="10.0.0.66"), 900)
+
+
+async def test_past_the_per_email_ceiling_only_addresses_that_failed_for_the_email_are_refused(client):
+    customer, _ = await shopper(client)
+    await forget_rate_limits()  # the shopper's sign-in started counters with the shared server's window
+    async with strict_shop(sign_in_failures_per_email=3) as shop:
+        for i in range(3):  # a guess from each of three addresses
+            assert (await _sign_in(shop, customer.email, WRONG, ip=f"10.0.1.{i}")).status_code == 401
+        assert _refused(await _sign_in(shop, customer.email, "jane-secret", ip="10.0.1.0"))
+        assert (await _sign_in(shop, customer.email, WRONG, ip="10.0.1.9")).status_code == 401
+        assert _refused(await _sign_in(shop, customer.email, WRONG, ip="10.0.1.9"))  # one guess per address
+        assert (await _sign_in(shop, customer.email, "jane-secret", ip="10.0.2.1")).status_code == 200
+
+
+async def test_email_look_ups_are_limited_per_address(client):
+    await shopper(client)
+    async with strict_shop() as shop:
+        for email in ("jane@example.com", "x@example.com", "y@example.com"):
+            r = await shop.get(f"/store/auth/{email}", headers={"x-real-ip": "10.0.3.1"})
+            assert r.status_code == 200
+        assert _refused(await shop.get("/store/auth/jane@example.com", headers={"x-real-ip": "10.0.3.1"}))
+        r = await shop.get("/store/auth/jane@example.com", headers={"x-real-ip": "10.0.3.2"})
+        assert r.status_code == 200 and r.json() == {"exists": True}
+
+
+async def test_sign_ups_are_limited_per_address(client):
+    from models import Customer
+
+    async with strict_shop() as shop:
+        for i in range(2):
+            r = await shop.post("/store/customers", headers={"x-real-ip": "10.0.4.1"},
+                                json={"email": f"new{i}@example.com", "password": "a-secret"})
+            assert r.status_code == 200, r.text
+        r = await shop.post("/store/customers", headers={"x-real-ip": "10.0.4.1"},
+                            json={"email": "new9@example.com", "password": "a-secret"})
+        assert _refused(r)
+        assert not await Customer.filter(email="new9@example.com").exists()
+        r = await shop.post("/store/customers", headers={"x-real-ip": "10.0.4.2"},
+                            json={"email": "new9@example.com", "password": "a-secret"})
+        assert r.status_code == 200

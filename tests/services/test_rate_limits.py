@@ -119,3 +119,24 @@ async def test_the_memory_store_stays_bounded():
     for key in "abcde":
         await store.hit(key, 30)
     assert len(store._counters) <= 3
+
+
+async def test_a_ceiling_over_its_limit_refuses_only_callers_whose_own_record_has_failed(store):
+    # Given a ceiling of 2 failures for an email, lenient to callers with a clean record of their own
+    limiter = RateLimiter(store)
+    own = {ip: Bucket(Limit("test:email_ip", 5, 30), f"jane {ip}") for ip in ("a", "b", "c")}
+
+    def buckets(ip):
+        return [own[ip], Bucket(EMAIL, "jane@example.com", refuses_only_with=own[ip])]
+
+    # When addresses a and b each fail once, filling the ceiling
+    for ip in ("a", "b"):
+        with pytest.raises(NotFound):
+            await _try(limiter, buckets(ip), NotFound("x"))
+    # I expect a, having failed, to be refused, and c, clean, to be let through (and counted)
+    with pytest.raises(TooManyAttempts):
+        await _try(limiter, buckets("a"))
+    with pytest.raises(NotFound):
+        await _try(limiter, buckets("c"), NotFound("x"))
+    with pytest.raises(TooManyAttempts):
+        await _try(limiter, buckets("c"))

@@ -1,4 +1,4 @@
-"""`commerce user create` and `commerce user token` as an operator runs them."""
+"""`commerce user create`, `commerce user token` and `commerce user password` as an operator runs them."""
 
 import os
 import subprocess
@@ -50,3 +50,15 @@ async def test_creating_a_user_twice_is_refused(client):
     again = _cli("user", "create", "--email", "A@shop.com", "--password", "pw")
     assert again.returncode != 0 and "A user with the same email already exists." in again.stderr
     assert await User.filter(email="a@shop.com").count() == 1
+
+
+async def test_user_password_sets_a_new_password_and_ends_older_sign_ins(client, admin):
+    old = (await client.post("/admin/auth/token", json={"email": "admin@test.com", "password": "supersecret"}))
+    headers = {"Authorization": f"Bearer {old.json()['access_token']}"}
+    changed = _cli("user", "password", "Admin@Test.com", "--password", "brand-new-pass")
+    assert changed.returncode == 0, changed.stderr
+    assert (await client.get("/admin/auth", headers=headers)).status_code == 401
+    r = await client.post("/admin/auth", json={"email": "admin@test.com", "password": "brand-new-pass"})
+    assert r.status_code == 200
+    missing = _cli("user", "password", "nobody@shop.com", "--password", "x")
+    assert missing.returncode != 0 and "not_found: User with email nobody@shop.com was not found" in missing.stderr
