@@ -6,7 +6,7 @@ from __future__ import annotations
 from sanic import Request
 from sanic.response import HTTPResponse
 
-__all__ = ["cors_headers", "preflight"]
+__all__ = ["cors_headers", "origin_allowed", "preflight"]
 
 _ALLOW_HEADERS = (
     "Content-Type, Authorization, Idempotency-Key, x-medusa-access-token, x-publishable-api-key"
@@ -22,13 +22,19 @@ def _allowed(request: Request) -> tuple[str, ...]:
     return ()
 
 
+def origin_allowed(request: Request, origin: str) -> bool:
+    """Whether `origin` is one the request's interface answers with credentials."""
+    allowed = _allowed(request)
+    return "*" in allowed or origin in allowed
+
+
 def cors_headers(request: Request) -> dict[str, str]:
     origin = request.headers.get("origin")
     if not origin:
         return {}
-    if "*" not in (allowed := _allowed(request)) and origin not in allowed:
+    if not origin_allowed(request, origin):
         # Still vary by origin, so a shared cache never hands this answer to an allowed origin.
-        return {"Vary": "Origin"} if allowed else {}
+        return {"Vary": "Origin"} if _allowed(request) else {}
     return {
         "Access-Control-Allow-Origin": origin,
         "Access-Control-Allow-Credentials": "true",

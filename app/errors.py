@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import logging
+from asyncio import CancelledError
 
 from sanic import Request
+from sanic.constants import HTTP_METHODS
 from sanic.exceptions import (
-    BadRequest, MethodNotAllowed, NotFound as RouteNotFound, PayloadTooLarge, SanicException,
+    BadRequest, Forbidden, MethodNotAllowed, NotFound as RouteNotFound, PayloadTooLarge, SanicException,
+    ServiceUnavailable,
 )
 from sanic.handlers import ErrorHandler
 from tortoise.exceptions import IntegrityError, TransactionManagementError, ValidationError
@@ -68,12 +71,23 @@ class JsonErrorHandler(ErrorHandler):
             if request.path.startswith("/admin") and not has_admin_credentials(request):
                 return json(error_body("unauthorized", "Unauthorized"), 401)
             if isinstance(exception, MethodNotAllowed):
-                return json(error_body("not_allowed", f"Method {request.method} is not allowed on {request.path}"), 405)
+                allow = {"Allow": ", ".join(_allowed_methods(request, exception))}
+                message = f"Method {request.method} is not allowed on {request.path}"
+                return json(error_body("not_allowed", message), 405, allow)
             return json(error_body("not_found", f"Route {request.method} {request.path} was not found"), 404)
         if isinstance(exception, PayloadTooLarge):
             if "header" in str(exception).lower():  # Sanic raises the same error for oversized headers
                 return json(error_body("invalid_data", "The request headers are too large"), 431)
             return json(error_body("invalid_data", "The request body is too large"), 413)
+        if isinstance(exception, Forbidden):
+            return json(error_body("not_allowed", str(exception)), 403)
+        if isinstance(exception, CancelledError):
+            # The client went away (Sanic's RequestCancelled): nothing to answer, nothing broken.
+            log.info("client left before the answer to %s %s", request.method, request.path)
+            return json(error_body("invalid_data", "The client closed the connection"), 499)
+        if isinstance(exception, ServiceUnavailable):  # Sanic's RESPONSE_TIMEOUT
+            log.warning("%s %s: %s", request.method, request.path, exception)
+            return json(error_body("unexpected_state", "The server took too long to answer"), 503)
         if isinstance(exception, BadRequest):
             return json(error_body("invalid_data", str(exception) or "Bad request"), 400)
         if isinstance(exception, ValidationError):
@@ -92,3 +106,19 @@ class JsonErrorHandler(ErrorHandler):
             return json(error_body("invalid_data", str(exception)), exception.status_code)
         log.exception("unhandled error on %s %s", request.method, request.path, exc_info=exception)
         return json(error_body("unknown_error", "An unknown error occurred.", "unknown_error"), 500)
+
+
+def _allowed_methods(request: Request, exception: MethodNotAllowed) -> list[str]:
+    """The methods the path answers. The router names them for static paths only; for a path with
+    parameters each method is tried (a 405 is rare, and routing is cached)."""
+    if exception.allowed_methods:
+        return sorted(exception.allowed_methods)
+    host = request.headers.getone("host", None)
+    allowed = []
+    for method in HTTP_METHODS:
+        try:
+            request.app.router.get(request.path, method, host)
+        except SanicException:  # not found, or not allowed
+            continue
+        allowed.append(method)
+    return sorted(allowed)

@@ -25,10 +25,15 @@ from services.listing import FindConfig
 
 __all__ = [
     "QuerySpec", "ParsedQuery", "Filters", "DateComparison", "StrList", "BoolStr", "parse_qs",
-    "parse_query", "MAX_LIMIT",
+    "parse_query", "MAX_LIMIT", "MAX_REFERENCE_LIMIT",
 ]
 
-MAX_LIMIT = 1000  # Medusa v1 has none; larger values are clamped so one request cannot load a table
+# Medusa v1 has none; a larger `limit` is clamped (and the applied one echoed) so that one request
+# cannot load a table: a page of 100 products with their relations is already ~0.6 MB.
+MAX_LIMIT = 100
+# Small reference lists (regions, currencies) that clients load whole: the dashboard's price
+# editors ask for `limit: 1000` regions and would silently miss any past a smaller clamp.
+MAX_REFERENCE_LIMIT = 1000
 _MAX_OFFSET = 2**63 - 1  # the largest OFFSET SQL accepts (bigint); beyond it the database fails
 _MAX_DEPTH = 5
 _KEY = re.compile(r"^([^\[\]]+)((?:\[[^\[\]]*\])*)$")
@@ -194,6 +199,7 @@ class QuerySpec:
     extra_fields: tuple[str, ...] = ()  # computed keys that `fields` may name
     filters: type[Filters] | None = None
     default_limit: int = 50
+    max_limit: int = MAX_LIMIT  # a larger `limit` is clamped to this (and the applied value echoed)
     default_order: str = "-created_at"
     is_list: bool = True
     selectable: bool = True  # False: `expand` and `fields` are refused, as on Medusa's plain lists
@@ -242,7 +248,7 @@ def parse_query(query_string: str, spec: QuerySpec) -> ParsedQuery:
     if problems:
         raise InvalidData(", ".join(problems))
     return ParsedQuery(
-        limit=min(limit, MAX_LIMIT), offset=offset, order=order, relations=relations,
+        limit=min(limit, spec.max_limit), offset=offset, order=order, relations=relations,
         fields=fields_, filters=filters, raw=query,
     )
 

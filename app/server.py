@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import itertools
 
 import orjson
 from sanic import Request, Sanic
+from sanic.exceptions import RequestTimeout
 from sanic.response import HTTPResponse
 from tortoise import Tortoise
 
@@ -14,6 +16,7 @@ from app.admin import admin
 from app.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
 from app.cors import cors_headers
+from app.csrf import require_allowed_origin, require_json_body
 from app.errors import JsonErrorHandler
 from app.files import bp as files_bp
 from app.responses import text
@@ -27,11 +30,31 @@ __all__ = ["create_app"]
 _names = itertools.count()
 
 
+class DeadlineRequest(Request):
+    """A request whose whole body must arrive within BODY_TIMEOUT_SECONDS. Sanic's own timeouts
+    only bound the gaps between packets, so a byte every few seconds would hold a connection."""
+
+    async def receive_body(self):
+        try:
+            async with asyncio.timeout(self.app.ctx.settings.body_timeout_seconds):
+                await super().receive_body()
+        except TimeoutError:
+            # The rest may never come: answer, then close rather than wait to read past it.
+            self.stream.keep_alive = False
+            self.stream.request_body = None
+            seconds = f"{self.app.ctx.settings.body_timeout_seconds:g}"
+            raise RequestTimeout(f"The request body did not arrive within {seconds} seconds") from None
+
+
 def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None = None) -> Sanic:
     """A configured app. `manage_orm=False` leaves Tortoise to the caller (tests own it)."""
     # Logging is configured once per process (workers/logs.py); Sanic's own set-up would double it.
-    app = Sanic(name or f"commerce{next(_names)}", dumps=orjson.dumps, loads=orjson.loads, configure_logging=False)
+    app = Sanic(
+        name or f"commerce{next(_names)}", dumps=orjson.dumps, loads=orjson.loads, configure_logging=False,
+        request_class=DeadlineRequest,
+    )
     app.config.REQUEST_MAX_SIZE = settings.max_body_bytes
+    app.config.REQUEST_TIMEOUT = settings.body_timeout_seconds  # the longest pause inside the headers
     app.config.FALLBACK_ERROR_FORMAT = "json"
     app.config.ACCESS_LOG = False
     app.error_handler = JsonErrorHandler()
@@ -54,8 +77,10 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
         route.unquote = True
 
     @app.on_request
-    async def admin_gate(request: Request):
+    async def gate(request: Request):
         refuse_nul_characters(request)
+        require_allowed_origin(request)
+        require_json_body(request)
         path = request.path
         if path.startswith("/admin") and request.method != "OPTIONS":
             if (request.method, path.rstrip("/")) not in PUBLIC_ADMIN_ROUTES:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.query import BoolStr, Filters, QuerySpec, parse_query
+from app.query import MAX_REFERENCE_LIMIT, BoolStr, Filters, QuerySpec, parse_query
 from app.responses import json
 from app.serialize import COLUMNS, dump, dump_many
 from app.validation import Body, parse_body
@@ -24,7 +24,7 @@ class ListFilters(Filters):
 
 LIST = QuerySpec(
     columns=COLUMNS[Currency], allowed_order=("code", "name", "symbol", "symbol_native", "includes_tax"),
-    filters=ListFilters, default_limit=20, default_order="code", selectable=False,
+    filters=ListFilters, default_limit=20, default_order="code", selectable=False, max_limit=MAX_REFERENCE_LIMIT,
 )
 
 

@@ -2,7 +2,7 @@
 
 from sanic import Blueprint, Request
 
-from app.query import DateComparison, Filters, QuerySpec, parse_query
+from app.query import MAX_REFERENCE_LIMIT, DateComparison, Filters, QuerySpec, parse_query
 from app.responses import json
 from app.serialize import COLUMNS, dump_many
 from models import Region
@@ -21,6 +21,7 @@ class RegionFilters(Filters):
 LIST = QuerySpec(
     columns=COLUMNS[Region], default_relations=RELATIONS, allowed_relations=RELATIONS,
     allowed_order=("name", "created_at", "updated_at", "id"), filters=RegionFilters, default_limit=100,
+    max_limit=MAX_REFERENCE_LIMIT,
 )
 # Medusa v1 validates a retrieve with the list's class, so the list's keys are accepted there.
 GET = LIST.one()

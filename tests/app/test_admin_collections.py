@@ -210,7 +210,8 @@ async def test_create_refuses_a_bad_body(client, admin_headers, body, message):
 
 
 async def test_create_refuses_a_body_that_is_not_json(client, admin_headers):
-    r = await client.post("/admin/collections", content=b"{title", headers=admin_headers)
+    r = await client.post("/admin/collections", content=b"{title",
+                          headers={**admin_headers, "content-type": "application/json"})
     assert r.status_code == 400 and r.json()["type"] == "invalid_data"
 
 

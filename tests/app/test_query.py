@@ -6,8 +6,9 @@ from datetime import datetime, timezone
 import pytest
 
 from app.query import (
-    MAX_LIMIT, BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_qs, parse_query,
+    MAX_LIMIT, MAX_REFERENCE_LIMIT, BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_qs, parse_query,
 )
+from models import Customer
 from services.errors import InvalidData
 from services.listing import FindConfig
 
@@ -358,3 +359,47 @@ def test_every_problem_of_a_query_is_reported_in_one_message():
         "is_giftcard must be a boolean value, "
         "property color should not exist"
     )
+
+
+# ---------------------------------------------------------------- the clamp over HTTP
+
+ADMIN_LISTS = ("/admin/customers", "/admin/orders", "/admin/products", "/admin/draft-orders", "/admin/gift-cards",
+               "/admin/discounts", "/admin/collections", "/admin/customer-groups", "/admin/batch-jobs",
+               "/admin/order-edits")
+STORE_LISTS = ("/store/products", "/store/collections")
+REFERENCE_LISTS = ("/admin/currencies", "/store/regions")
+
+
+def test_the_maximum_page_is_a_hundred_rows():
+    assert MAX_LIMIT == 100  # README's promise
+
+
+@pytest.mark.parametrize("path", STORE_LISTS)
+async def test_every_store_list_clamps_a_huge_limit_and_echoes_the_applied_one(client, seeded, path):
+    r = await client.get(f"{path}?limit=1000000000")
+    assert r.status_code == 200, r.text
+    assert r.json()["limit"] == 100
+
+
+@pytest.mark.parametrize("path", ADMIN_LISTS)
+async def test_every_admin_list_clamps_a_huge_limit_and_echoes_the_applied_one(client, admin_headers, path):
+    r = await client.get(f"{path}?limit=1000000000", headers=admin_headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["limit"] == 100
+
+
+@pytest.mark.parametrize("path", REFERENCE_LISTS)
+async def test_reference_lists_that_clients_load_whole_clamp_at_a_thousand(client, admin_headers, seeded, path):
+    r = await client.get(f"{path}?limit=1000000000", headers=admin_headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["limit"] == MAX_REFERENCE_LIMIT == 1000
+    r = await client.get(f"{path}?limit=1000", headers=admin_headers)
+    assert r.json()["limit"] == 1000  # the dashboard's price editors ask for every region this way
+
+
+async def test_a_clamped_page_holds_at_most_the_maximum(client, admin_headers):
+    await Customer.bulk_create([Customer(email=f"c{i}@example.com") for i in range(101)])
+    body = (await client.get("/admin/customers?limit=1000", headers=admin_headers)).json()
+    assert (len(body["customers"]), body["count"], body["limit"]) == (100, 101, 100)
+    body = (await client.get("/admin/customers?limit=1000&offset=100", headers=admin_headers)).json()
+    assert len(body["customers"]) == 1

@@ -1,6 +1,16 @@
 """Values no column can hold are the client's mistake: a JSON 400, never a 500."""
 
+import asyncio
+import contextlib
+import logging
+import time
+from contextlib import asynccontextmanager
+
+import orjson
 import pytest
+
+from app.server import create_app
+from tests.conftest import running, settings
 
 
 @pytest.mark.parametrize("method,url,body", [
@@ -27,3 +37,96 @@ async def test_an_id_longer_than_any_id_is_a_400_not_a_500(client, seeded):
 
 async def test_a_normal_request_still_passes(client, seeded):
     assert (await client.get("/store/regions")).status_code == 200
+
+
+# ---------------------------------------------------------------- methods
+
+
+async def test_a_wrong_method_names_the_allowed_ones(client, admin_headers):
+    r = await client.delete("/store/products")
+    assert r.status_code == 405 and r.json()["type"] == "not_allowed"
+    assert r.headers["allow"] == "GET"
+    r = await client.put("/admin/customer-groups/cgrp_x", headers=admin_headers)
+    assert r.status_code == 405
+    assert sorted(m.strip() for m in r.headers["allow"].split(",")) == ["DELETE", "GET", "POST"]
+
+
+# ---------------------------------------------------------------- slow and vanishing clients
+
+HEAD = (b"POST /store/auth HTTP/1.1\r\nHost: shop\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 64\r\n\r\n")
+BODY_TIMEOUT = 1.0
+
+
+@asynccontextmanager
+async def timed_server():
+    """A server whose request bodies must arrive within BODY_TIMEOUT seconds, and a raw socket to it."""
+    async with running(create_app(settings(body_timeout_seconds=BODY_TIMEOUT), manage_orm=False)) as http:
+        reader, writer = await asyncio.open_connection(http.base_url.host, http.base_url.port)
+        try:
+            yield reader, writer
+        finally:
+            writer.close()
+
+
+async def answer_and_close(reader) -> tuple[bytes, dict, float]:
+    """The status line and JSON body the server sends before it closes, and how long that took."""
+    started = time.monotonic()
+    raw = await asyncio.wait_for(reader.read(), 10)  # until the server closes the connection
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return head.split(b"\r\n")[0], orjson.loads(body), time.monotonic() - started
+
+
+async def test_a_body_that_stalls_is_a_408_json_and_the_connection_closes(database):
+    async with timed_server() as (reader, writer):
+        # Given a client that sends its headers and part of its body, then nothing more
+        writer.write(HEAD + b'{"email": ')
+        status, body, waited = await answer_and_close(reader)
+    assert status == b"HTTP/1.1 408 Request Timeout"
+    assert body == {"type": "invalid_data", "message": "The request body did not arrive within 1 seconds"}
+    assert BODY_TIMEOUT * 0.9 < waited < BODY_TIMEOUT + 2
+
+
+async def test_a_body_trickled_byte_by_byte_is_cut_off_at_the_deadline(database):
+    async with timed_server() as (reader, writer):
+        writer.write(HEAD)
+
+        async def trickle():  # a byte every 0.2 s: no gap is long, the whole is
+            with contextlib.suppress(ConnectionError):
+                for _ in range(40):
+                    await asyncio.sleep(0.2)
+                    writer.write(b" ")
+                    await writer.drain()
+
+        trickling = asyncio.create_task(trickle())
+        try:
+            status, body, waited = await answer_and_close(reader)
+        finally:
+            trickling.cancel()
+    assert status == b"HTTP/1.1 408 Request Timeout" and body["type"] == "invalid_data"
+    assert waited < BODY_TIMEOUT + 2
+
+
+async def test_a_body_that_arrives_in_time_in_pieces_is_read(database):
+    async with timed_server() as (reader, writer):
+        body = b'{"email": "nobody@example.com", "password": "x"}'
+        writer.write(HEAD.replace(b"64", str(len(body)).encode()) + body[:10])
+        await asyncio.sleep(0.3)
+        writer.write(body[10:])
+        raw = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    assert raw.startswith(b"HTTP/1.1 401")
+
+
+async def test_a_client_that_goes_away_is_not_logged_as_an_error(database, caplog):
+    caplog.set_level(logging.DEBUG)
+    async with timed_server() as (reader, writer):
+        # one leaves in the middle of its body, one before its answer is written
+        writer.write(HEAD + b'{"email": ')
+        await writer.drain()
+        await asyncio.sleep(0.1)
+        writer.close()
+        _, other = await asyncio.open_connection(*writer.get_extra_info("peername")[:2])
+        other.write(b"GET /store/products HTTP/1.1\r\nHost: shop\r\n\r\n")
+        other.close()
+        await asyncio.sleep(0.5)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
