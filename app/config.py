@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from services.line_limits import DEFAULT_MAX_LINES
+from services.carts.line_limits import DEFAULT_MAX_LINES
 
 __all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH"]
 

@@ -13,17 +13,18 @@ from sanic.response import HTTPResponse
 from tortoise import Tortoise
 
 from app.admin import admin
-from app.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
+from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
-from app.cors import cors_headers
-from app.csrf import require_allowed_origin, require_json_body
-from app.errors import JsonErrorHandler
-from app.files import bp as files_bp
-from app.responses import text
-from app.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
+from app.web.cors import cors_headers
+from app.web.csrf import require_allowed_origin, require_json_body
+from app.web.errors import JsonErrorHandler
+from app.web.files import bp as files_bp
+from app.web.responses import text
+from app.web.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
 from app.store import store
-from app.validation import refuse_nul_characters
-from services import files, line_limits
+from app.web.validation import refuse_nul_characters
+from services import files
+from services.carts import line_limits
 
 __all__ = ["create_app"]
 

@@ -58,8 +58,8 @@ async def run(settings: Settings, rows: int, chunk_size: int) -> dict:
 
     from models import BatchJob, Product, Region
     from services import files
-    from services.batch_jobs import create_batch_job, run_pre_processing, run_processing
-    from services.store import ensure_defaults
+    from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
+    from services.store.defaults import ensure_defaults
     from workers.broker import load_actors, setup_broker
 
     setup_broker(replace(settings, redis_url=None))

@@ -4,7 +4,7 @@ lease first, so a duplicate does nothing and a re-sent one resumes after the las
 
 import dramatiq
 
-from services import batch_jobs
+from services.batch_jobs import lifecycle as batch_jobs
 
 # Domain errors fail the job at once inside the service; what escapes is unexpected (the
 # database went away) and is retried. Imports of millions of lines outlive the default limit.

@@ -4,8 +4,8 @@ duplicate message, or a client retrying the key at the same moment, does no harm
 
 import dramatiq
 
-from app.completion_answers import ApiAnswers
-from services.checkout import RETRY_ACTOR, resume_completion
+from app.shapes.completion import ApiAnswers
+from services.checkout.completion import RETRY_ACTOR, resume_completion
 
 # Backoff from 1 s to 1 min: a database failover or a gateway blip is usually over by then; the
 # scheduler's sweep of stalled keys picks up whatever outlives the retries.

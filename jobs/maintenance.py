@@ -3,10 +3,10 @@
 import dramatiq
 
 from jobs.outbox import purge_finished
-from services import idempotency
-from services.authorizations import cancel_stale_authorizations as cancel_stale
-from services.checkout import KEY_RETENTION_SECONDS
-from services.maintenance import purge_expired_sessions
+from services.checkout import idempotency
+from services.payments.authorizations import cancel_stale_authorizations as cancel_stale
+from services.checkout.completion import KEY_RETENTION_SECONDS
+from services.store.maintenance import purge_expired_sessions
 
 JOB_RETENTION_SECONDS = 7 * 24 * 3600
 

@@ -14,7 +14,7 @@ from dramatiq import Message
 from tortoise.expressions import F
 
 from models import Job
-from services.db import atomic
+from services.core.db import atomic
 
 __all__ = ["enqueue", "send", "claim", "finish", "fail", "resend_stale", "purge_finished"]
 

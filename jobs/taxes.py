@@ -1,5 +1,5 @@
 """Tax calculation through a region's tax provider, as an actor (reference store §3.7): `POST
-/store/carts/:id/taxes` asks for it and waits a bounded time (services/cart_taxes.py).
+/store/carts/:id/taxes` asks for it and waits a bounded time (services/carts/taxes.py).
 
 Running twice is harmless: the job only reads the cart and records the lines it computed, with
 the fingerprint of the cart they are for. The fingerprint argument is the state the request saw;
@@ -7,7 +7,7 @@ it makes the job findable by the requests that repeat it."""
 
 import dramatiq
 
-from services import cart_taxes
+from services.carts import taxes as cart_taxes
 
 # A provider's refusal is the job's outcome, recorded by the service; what escapes (the tax
 # service or the database away) is retried quickly, as a shopper is waiting.

@@ -76,7 +76,7 @@ class Discount(SoftDeletable):
     ends_at = fields.DatetimeField(null=True)
     valid_duration = fields.CharField(max_length=64, null=True)  # ISO 8601 duration
     usage_limit = fields.IntField(null=True)
-    usage_count = fields.IntField(default=0)  # raised only by services.discount_engine.redeem
+    usage_count = fields.IntField(default=0)  # raised only by services.discounts.engine.redeem
     regions = fields.ManyToManyField(
         "models.Region", related_name=False, through="discount_regions",
         forward_key="region_id", backward_key="discount_id",

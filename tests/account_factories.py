@@ -9,7 +9,7 @@ from sanic import Sanic
 
 from models import Customer, Notification, Order, Region
 from services import notifications
-from services.display_ids import next_display_id
+from services.orders.display_ids import next_display_id
 from services.notifications.delivery import deliver
 from services.notifications.record import RecordProvider
 from tests.conftest import SETTINGS
@@ -60,7 +60,7 @@ async def token_sent_to(provider: RecordProvider, email: str) -> str:
 
 async def forget_rate_limits() -> None:
     """Wipe every rate-limit counter of the test server (memory or Redis)."""
-    from app.rate_limits import _memory, limiter
+    from app.web.rate_limits import _memory, limiter
 
     await _memory.clear()
     # limiter() only reads request.app: the session's shared test server

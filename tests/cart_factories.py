@@ -7,9 +7,9 @@ from models import (
     Customer, FulfillmentProvider, MoneyAmount, PaymentProvider, Region, ShippingOption, ShippingOptionRequirement,
     ShippingProfile,
 )
-from services.discounts import RuleInput, create_discount
-from services.gift_cards import create_gift_card
-from services.passwords import hash_password
+from services.discounts.discounts import RuleInput, create_discount
+from services.gift_cards.gift_cards import create_gift_card
+from services.core.passwords import hash_password
 
 __all__ = [
     "region_id", "new_cart", "add_item", "ship", "update_cart", "discount", "gift_card", "shopper", "shipping_option",

@@ -27,7 +27,7 @@ import pytest  # noqa: E402
 from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
-from services import files, notifications  # noqa: E402
+from services import files, notifications  # noqa: E402  # noqa: E402
 from tests import snapshots  # noqa: E402
 from workers.broker import load_actors, setup_broker  # noqa: E402
 
@@ -96,7 +96,7 @@ async def _drop_database() -> None:
 async def database():
     from tortoise.migrations.api.migrate import migrate
 
-    from services.store import ensure_defaults
+    from services.store.defaults import ensure_defaults
 
     await _create_database()
     await migrate(config=SETTINGS.tortoise_config())
@@ -120,7 +120,7 @@ _STATE: dict[str, object] = {}  # the session's snapshots: "defaults", then "see
 async def clean_db(database):
     """Every test starts from an empty store holding only its defaults: the snapshot taken after
     the session's migrations is put back, touching only the tables the last test changed."""
-    from services.region_parts import forget_region_parts
+    from services.regions.parts import forget_region_parts
 
     await snapshots.restore(_STATE["defaults"])
     forget_region_parts()  # the same ids come back every test: no cached view may outlive one
@@ -196,7 +196,7 @@ async def store_state(request):
         return None
     import json
 
-    from services.seed import load_seed
+    from services.store.seed import load_seed
     from workers.cli import DEMO_SEED
 
     if "seeded" in _STATE and await snapshots.unchanged(_STATE["defaults"], _STATE["clean_mark"]):
@@ -212,7 +212,7 @@ async def store_state(request):
 @pytest.fixture
 async def admin(store_state):
     from models.user import User
-    from services.users import create_user
+    from services.users.users import create_user
 
     # The demo store has this user already (same password); seeded or not, the test gets one.
     return await User.get_or_none(email="admin@test.com") or await create_user(

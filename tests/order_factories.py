@@ -11,9 +11,9 @@ from models import (
     Cart, GiftCard, GiftCardTransaction, LineItem, LineItemTaxLine, Order, Payment, ShippingMethod,
     ShippingMethodTaxLine,
 )
-from services.cart_view import load_cart_view
-from services.display_ids import next_display_id
-from services.taxes import TaxLine
+from services.carts.view import load_cart_view
+from services.orders.display_ids import next_display_id
+from services.regions.taxes import TaxLine
 from tests.cart_factories import region_id, ship
 
 __all__ = ["place_order", "order_from_cart", "ADDRESS", "STORE_TOTALS", "STORE_RELATIONS"]

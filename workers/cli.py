@@ -46,7 +46,7 @@ async def _with_db(settings: Settings, work):
 async def migrate(settings: Settings) -> None:
     from tortoise.migrations.api.migrate import migrate as run_migrations
 
-    from services.store import ensure_defaults
+    from services.store.defaults import ensure_defaults
 
     if settings.database_url.startswith("sqlite://"):
         Path(settings.database_url[len("sqlite://"):]).parent.mkdir(parents=True, exist_ok=True)
@@ -58,7 +58,7 @@ async def migrate(settings: Settings) -> None:
 
 
 async def seed(settings: Settings, path: Path) -> dict:
-    from services.seed import load_seed
+    from services.store.seed import load_seed
 
     data = json.loads(path.read_text())
     await migrate(settings)
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _user(settings: Settings, args) -> None:
-    from services.users import create_user, issue_api_token, set_user_password
+    from services.users.users import create_user, issue_api_token, set_user_password
 
     if args.action == "create":
         user = _run_domain(_with_db(settings, lambda: create_user(
@@ -206,7 +206,7 @@ def _user(settings: Settings, args) -> None:
 
 def _run_domain(coro):
     """Run a coroutine; a domain error ends the command with its message, not a traceback."""
-    from services.errors import DomainError
+    from services.core.errors import DomainError
 
     try:
         return asyncio.run(coro)

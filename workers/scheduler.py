@@ -21,8 +21,8 @@ from tortoise import Tortoise
 
 from app.config import Settings
 from jobs import outbox
-from services.batch_jobs import resume_stalled
-from services.checkout import hand_over_stalled
+from services.batch_jobs.lifecycle import resume_stalled
+from services.checkout.completion import hand_over_stalled
 
 __all__ = [
     "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "sweep_completions",

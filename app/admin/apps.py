@@ -3,10 +3,10 @@
 
 from sanic import Blueprint, Request
 
-from app.responses import json
-from app.serialize import dump
-from app.validation import Body, NonEmptyStr, parse_body
-from services.apps import authorize_app, list_apps
+from app.web.responses import json
+from app.web.serialize import dump
+from app.web.validation import Body, NonEmptyStr, parse_body
+from services.users.apps import authorize_app, list_apps
 
 bp = Blueprint("admin_apps", url_prefix="/apps")
 

@@ -2,12 +2,12 @@
 
 from sanic import Blueprint, Request
 
-from app.auth import Credentials, require_admin, sign_in_user, sign_out_user
-from app.rate_limits import sign_in_guard
-from app.responses import json
-from app.serialize import dump
-from app.validation import parse_body
-from services.users import authenticate_user, issue_admin_jwt
+from app.web.auth import Credentials, require_admin, sign_in_user, sign_out_user
+from app.web.rate_limits import sign_in_guard
+from app.web.responses import json
+from app.web.serialize import dump
+from app.web.validation import parse_body
+from services.users.users import authenticate_user, issue_admin_jwt
 
 bp = Blueprint("admin_auth", url_prefix="/auth")
 

@@ -8,13 +8,13 @@ from pydantic import BeforeValidator, model_validator
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
-from app.auth import require_admin
-from app.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
-from app.responses import json
-from app.serialize import COLUMNS, dump_many
-from app.validation import Body, parse_body
+from app.web.auth import require_admin
+from app.web.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
+from app.web.responses import json
+from app.web.serialize import COLUMNS, dump_many
+from app.web.validation import Body, parse_body
 from models import BatchJob
-from services.batch_jobs import (
+from services.batch_jobs.lifecycle import (
     BatchJobFilter, cancel_batch_job, confirm_batch_job, create_batch_job, get_batch_job, list_batch_jobs,
 )
 

@@ -13,12 +13,12 @@ from pydantic import AfterValidator, BeforeValidator
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
-from app.query import DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
-from app.responses import deleted, json
-from app.serialize import COLUMNS, dump_many
-from app.validation import Body, NonEmptyStr, parse_body
+from app.web.query import DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
+from app.web.responses import deleted, json
+from app.web.serialize import COLUMNS, dump_many
+from app.web.validation import Body, NonEmptyStr, parse_body
 from models import ProductCollection
-from services.collections import (
+from services.catalog.collections import (
     CollectionFilter, add_products, create_collection, delete_collection, get_collection, list_collections,
     remove_products, update_collection,
 )

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.query import MAX_REFERENCE_LIMIT, BoolStr, Filters, QuerySpec, parse_query
-from app.responses import json
-from app.serialize import COLUMNS, dump, dump_many
-from app.validation import Body, parse_body
+from app.web.query import MAX_REFERENCE_LIMIT, BoolStr, Filters, QuerySpec, parse_query
+from app.web.responses import json
+from app.web.serialize import COLUMNS, dump, dump_many
+from app.web.validation import Body, parse_body
 from models import Currency
-from services.currencies import CurrencyFilter, list_currencies, update_currency
+from services.regions.currencies import CurrencyFilter, list_currencies, update_currency
 
 bp = Blueprint("admin_currencies", url_prefix="/currencies")
 

@@ -9,16 +9,16 @@ from sanic import Blueprint, Request
 from app.admin.customers import ORDER as CUSTOMER_ORDER
 from app.admin.customers import RELATIONS as CUSTOMER_RELATIONS
 from app.admin.customers import CustomerFilters, customers_page
-from app.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
-from app.responses import deleted, json
-from app.serialize import COLUMNS, dump_many
-from app.validation import Body, NonEmptyStr, parse_body
+from app.web.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
+from app.web.responses import deleted, json
+from app.web.serialize import COLUMNS, dump_many
+from app.web.validation import Body, NonEmptyStr, parse_body
 from models import Customer, CustomerGroup
-from services.customer_groups import (
+from services.customers.groups import (
     GroupFilter, add_customers, create_group, delete_group, get_group, list_group_customers, list_groups,
     remove_customers, update_group,
 )
-from services.customers import CustomerFilter
+from services.customers.customers import CustomerFilter
 
 bp = Blueprint("admin_customer_groups", url_prefix="/customer-groups")
 

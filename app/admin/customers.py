@@ -6,12 +6,12 @@ from typing import Any
 
 from sanic import Blueprint, Request
 
-from app.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
-from app.responses import json
-from app.serialize import COLUMNS, dump_many
-from app.validation import Body, Email, NonEmptyStr, parse_body
+from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
+from app.web.responses import json
+from app.web.serialize import COLUMNS, dump_many
+from app.web.validation import Body, Email, NonEmptyStr, parse_body
 from models import Customer
-from services.customers import CustomerFilter, create_customer, get_customer, list_customers, update_customer
+from services.customers.customers import CustomerFilter, create_customer, get_customer, list_customers, update_customer
 
 __all__ = ["bp", "CustomerFilters", "RELATIONS", "ORDER", "customers_page"]
 

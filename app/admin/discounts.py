@@ -7,17 +7,17 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, model_validator
 from sanic import Blueprint, Request
 
-from app.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
-from app.serialize import COLUMNS, dump_many
-from app.responses import json
-from app.validation import Body, DateTime, NonEmptyStr, parse_body
+from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
+from app.web.serialize import COLUMNS, dump_many
+from app.web.responses import json
+from app.web.validation import Body, DateTime, NonEmptyStr, parse_body
 from models import Discount, DiscountCondition
 from models.discount import CONDITION_TYPES
-from services import discount_conditions as conditions
-from services import discounts
-from services.discount_conditions import ConditionInput
-from services.discounts import DiscountFilter, RuleInput
-from services.errors import InvalidData
+from services.discounts import conditions
+from services.discounts import discounts
+from services.discounts.conditions import ConditionInput
+from services.discounts.discounts import DiscountFilter, RuleInput
+from services.core.errors import InvalidData
 
 bp = Blueprint("admin_discounts", url_prefix="/discounts")
 

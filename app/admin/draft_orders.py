@@ -1,5 +1,5 @@
 """Admin draft orders: `/admin/draft-orders` (reference admin §10). Orders staff build by hand
-and mark paid; the rules are in services/draft_orders.py and services/draft_order_pay.py.
+and mark paid; the rules are in services/draft_orders/drafts.py and services/draft_orders/payment.py.
 
 Only the list reads its query string (Medusa v1 validates no other route's); there `fields`
 names draft columns (Medusa refuses every `fields` value, having declared it a number)."""
@@ -12,21 +12,21 @@ from pydantic import AfterValidator, BeforeValidator, Discriminator, Field, Tag
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
-from app.draft_order_json import DRAFT_COLUMNS, draft_order_json, draft_orders_json
-from app.order_json import ADMIN_RELATIONS, order_json
-from app.query import DateComparison, Filters, QuerySpec, StrList, parse_query
-from app.responses import deleted, json
-from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
+from app.shapes.draft_orders import DRAFT_COLUMNS, draft_order_json, draft_orders_json
+from app.shapes.orders import ADMIN_RELATIONS, order_json
+from app.web.query import DateComparison, Filters, QuerySpec, StrList, parse_query
+from app.web.responses import deleted, json
+from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models.draft_order import DRAFT_ORDER_STATUSES
-from services.cart_items import MAX_QUANTITY
-from services.draft_order_lines import DraftLine, LineChanges, NewMethod
-from services.draft_order_pay import pay_draft_order
-from services.draft_orders import (
+from services.carts.items import MAX_QUANTITY
+from services.draft_orders.lines import DraftLine, LineChanges, NewMethod
+from services.draft_orders.payment import pay_draft_order
+from services.draft_orders.drafts import (
     DRAFT_RELATIONS, DraftOrderChanges, DraftOrderFilter, NewDraftOrder, add_draft_line, create_draft_order,
     delete_draft_line, delete_draft_order, get_draft_order, list_draft_orders, update_draft_line,
     update_draft_order,
 )
-from services.totals import MAX_AMOUNT
+from services.carts.totals import MAX_AMOUNT
 
 __all__ = ["bp"]
 

@@ -5,12 +5,12 @@ from typing import Annotated, Any
 from pydantic import Field
 from sanic import Blueprint, Request
 
-from app.query import Filters, QuerySpec, parse_query
-from app.responses import deleted, json
-from app.serialize import COLUMNS, dump_many
-from app.validation import Body, DateTime, NonEmptyStr, parse_body
+from app.web.query import Filters, QuerySpec, parse_query
+from app.web.responses import deleted, json
+from app.web.serialize import COLUMNS, dump_many
+from app.web.validation import Body, DateTime, NonEmptyStr, parse_body
 from models import GiftCard
-from services.gift_cards import (
+from services.gift_cards.gift_cards import (
     MAX_AMOUNT, create_gift_card, delete_gift_card, get_gift_card, list_gift_cards, update_gift_card,
 )
 
@@ -33,7 +33,7 @@ LIST = QuerySpec(
 GET = LIST.one(filters=None)
 
 
-Metadata = dict[str, Any]  # NUL characters are refused for every request (app/validation.py)
+Metadata = dict[str, Any]  # NUL characters are refused for every request (app/web/validation.py)
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 
 

@@ -1,6 +1,6 @@
 """Admin order edits: `/admin/order-edits` (reference extra §9). Every answer is the edit with
-Medusa's default relations and its totals (app/order_edit_json.py); the rules live in
-services/order_edits.py."""
+Medusa's default relations and its totals (app/shapes/order_edits.py); the rules live in
+services/order_edits/edits.py."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from typing import Annotated, Any
 from pydantic import Field
 from sanic import Blueprint, Request
 
-from app.auth import require_admin
-from app.order_edit_json import ADMIN_ALLOWED_RELATIONS, ADMIN_COLUMNS, EXTRA_FIELDS, RELATIONS, edit_json
-from app.query import Filters, QuerySpec, parse_query
-from app.responses import deleted, json
-from app.validation import Body, NonEmptyStr, parse_body
-from services.cart_items import MAX_QUANTITY
-from services.order_edit_totals import EditView, list_edits, load_edit_view
-from services.order_edits import (
+from app.web.auth import require_admin
+from app.shapes.order_edits import ADMIN_ALLOWED_RELATIONS, ADMIN_COLUMNS, EXTRA_FIELDS, RELATIONS, edit_json
+from app.web.query import Filters, QuerySpec, parse_query
+from app.web.responses import deleted, json
+from app.web.validation import Body, NonEmptyStr, parse_body
+from services.carts.items import MAX_QUANTITY
+from services.order_edits.totals import EditView, list_edits, load_edit_view
+from services.order_edits.edits import (
     add_item, cancel_edit, confirm_edit, create_edit, delete_change, delete_edit, remove_item, request_confirmation,
     update_edit, update_item,
 )

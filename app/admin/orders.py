@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.order_json import order_json
-from app.order_query import admin_list_query, admin_one_query, order_filter
-from app.responses import json
-from services.order_listing import list_orders
-from services.order_view import ADMIN_NOT_FOUND, load_order_view
+from app.shapes.orders import order_json
+from app.shapes.order_query import admin_list_query, admin_one_query, order_filter
+from app.web.responses import json
+from services.orders.listing import list_orders
+from services.orders.view import ADMIN_NOT_FOUND, load_order_view
 
 __all__ = ["bp"]
 

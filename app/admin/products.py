@@ -3,12 +3,12 @@ Every status, soft-deleted products on request, variants with their base prices.
 
 from sanic import Blueprint, Request
 
-from app.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
-from app.responses import json
-from app.product_json import dump_products
-from app.serialize import COLUMNS
+from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
+from app.web.responses import json
+from app.shapes.products import dump_products
+from app.web.serialize import COLUMNS
 from models import Product
-from services.products import AdminProductFilter, get_admin_product, list_admin_products
+from services.catalog.products import AdminProductFilter, get_admin_product, list_admin_products
 
 bp = Blueprint("admin_products", url_prefix="/products")
 

@@ -6,10 +6,10 @@ from typing import Annotated
 from pydantic import Field
 from sanic import Blueprint, Request
 
-from app.files import links
-from app.responses import deleted, json
-from app.validation import Body, parse_body
-from services.uploads import delete_upload, download_url, save_uploads
+from app.web.files import links
+from app.web.responses import deleted, json
+from app.web.validation import Body, parse_body
+from services.files.uploads import delete_upload, download_url, save_uploads
 
 bp = Blueprint("admin_uploads", url_prefix="/uploads")
 

@@ -2,12 +2,12 @@
 
 from sanic import Blueprint, Request
 
-from app.auth import Credentials, require_customer, sign_in_customer, sign_out_customer
-from app.rate_limits import email_lookup_guard, sign_in_guard
-from app.responses import json
-from app.serialize import dump_many
-from app.validation import parse_body
-from services.customers import (
+from app.web.auth import Credentials, require_customer, sign_in_customer, sign_out_customer
+from app.web.rate_limits import email_lookup_guard, sign_in_guard
+from app.web.responses import json
+from app.web.serialize import dump_many
+from app.web.validation import parse_body
+from services.customers.customers import (
     account_exists, authenticate_customer, get_customer, issue_store_jwt, CUSTOMER_RELATIONS,
 )
 

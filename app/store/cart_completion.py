@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.completion_answers import ApiAnswers
-from app.errors import STATUS_BY_KIND, error_body
-from app.responses import json
-from services.checkout import TransientFailure, complete_cart
-from services.errors import DomainError
+from app.shapes.completion import ApiAnswers
+from app.web.errors import STATUS_BY_KIND, error_body
+from app.web.responses import json
+from services.checkout.completion import TransientFailure, complete_cart
+from services.core.errors import DomainError
 
 bp = Blueprint("store_cart_completion", url_prefix="/carts")
 

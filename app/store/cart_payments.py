@@ -1,5 +1,5 @@
 """Store carts' payment sessions: create, select, update, delete and refresh
-(reference store §1.2, §3.4). Every route answers `{cart}` (app/cart_json.py).
+(reference store §1.2, §3.4). Every route answers `{cart}` (app/shapes/carts.py).
 
 Create Payment Sessions answers `{cart}` alone: Medusa v1 also sends the same cart again as
 `data` (a QUIRK no client reads; medusa-js reads `cart`)."""
@@ -11,8 +11,8 @@ from typing import Any
 from sanic import Blueprint, Request
 
 from app.store.carts import cart_answer, cart_query
-from app.validation import Body, NonEmptyStr, parse_body
-from services.payment_sessions import (
+from app.web.validation import Body, NonEmptyStr, parse_body
+from services.payments.sessions import (
     delete_session, refresh_session, select_session, set_payment_sessions, update_session,
 )
 

@@ -1,9 +1,9 @@
 """Store carts: `/store/carts` create, get, update, line items, discounts, shipping methods and
-calculate taxes (reference store §1.2). Every route answers `{cart}` (app/cart_json.py); only the
+calculate taxes (reference store §1.2). Every route answers `{cart}` (app/shapes/carts.py); only the
 get honours `expand` and `fields`, but every route refuses other query keys, as Medusa v1 does.
 
 Calculate taxes answers the default relations, as the other routes do (Medusa v1 answers only
-those its totals need), or 202 while its tax job has not finished (services/cart_taxes.py)."""
+those its totals need), or 202 while its tax job has not finished (services/carts/taxes.py)."""
 
 from __future__ import annotations
 
@@ -12,19 +12,19 @@ from typing import Annotated, Any
 from pydantic import Field
 from sanic import Blueprint, Request
 
-from app.auth import customer_id
-from app.cart_json import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart_json
-from app.query import ParsedQuery, QuerySpec, parse_qs, parse_query
-from app.responses import json
-from app.serialize import COLUMNS
-from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
+from app.web.auth import customer_id
+from app.shapes.carts import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart_json
+from app.web.query import ParsedQuery, QuerySpec, parse_qs, parse_query
+from app.web.responses import json
+from app.web.serialize import COLUMNS
+from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models import Cart, Job
-from services.cart_discounts import remove_discount_code
-from services.cart_items import MAX_QUANTITY, NewLine, add_line_item, delete_line_item, update_line_item
-from services.cart_taxes import calculate_cart_taxes
-from services.carts import CartChanges, NewCart, create_cart, get_cart, update_cart
-from services.errors import InvalidData
-from services.shipping import add_shipping_method
+from services.carts.discounts import remove_discount_code
+from services.carts.items import MAX_QUANTITY, NewLine, add_line_item, delete_line_item, update_line_item
+from services.carts.taxes import calculate_cart_taxes
+from services.carts.carts import CartChanges, NewCart, create_cart, get_cart, update_cart
+from services.core.errors import InvalidData
+from services.shipping.options import add_shipping_method
 
 bp = Blueprint("store_carts", url_prefix="/carts")
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.query import DateComparison, Filters, QuerySpec, StrList, parse_query
-from app.responses import json
-from app.serialize import COLUMNS, dump, dump_many
+from app.web.query import DateComparison, Filters, QuerySpec, StrList, parse_query
+from app.web.responses import json
+from app.web.serialize import COLUMNS, dump, dump_many
 from models import ProductCollection
-from services.collections import CollectionFilter, get_collection, list_collections
+from services.catalog.collections import CollectionFilter, get_collection, list_collections
 
 bp = Blueprint("store_collections", url_prefix="/collections")
 

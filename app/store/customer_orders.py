@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.auth import require_customer
-from app.order_json import STORE_COLUMNS, order_json
-from app.order_query import CUSTOMER_LIST, order_filter
-from app.query import parse_query
-from app.responses import json
-from services.order_listing import list_orders
+from app.web.auth import require_customer
+from app.shapes.orders import STORE_COLUMNS, order_json
+from app.shapes.order_query import CUSTOMER_LIST, order_filter
+from app.web.query import parse_query
+from app.web.responses import json
+from services.orders.listing import list_orders
 
 __all__ = ["bp"]
 

@@ -9,18 +9,18 @@ from typing import Any
 from sanic import Blueprint, Request
 from sanic.response import empty
 
-from app.auth import renew_customer_session, require_customer, sign_in_customer
-from app.query import QuerySpec, parse_query
-from app.rate_limits import message_request_guard, sign_up_guard
-from app.responses import json
-from app.serialize import COLUMNS, dump_many
-from app.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
+from app.web.auth import renew_customer_session, require_customer, sign_in_customer
+from app.web.query import QuerySpec, parse_query
+from app.web.rate_limits import message_request_guard, sign_up_guard
+from app.web.responses import json
+from app.web.serialize import COLUMNS, dump_many
+from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models import Customer
-from services.customer_accounts import (
+from services.customers.accounts import (
     ACCOUNT_RELATIONS, KEEP, AccountChanges, get_account, register_customer, saved_payment_methods, update_account,
 )
-from services.customer_addresses import add_address, delete_address, update_address
-from services.password_reset import request_password_reset, reset_password
+from services.customers.addresses import add_address, delete_address, update_address
+from services.customers.password_reset import request_password_reset, reset_password
 
 __all__ = ["bp"]
 

@@ -2,9 +2,9 @@
 
 from sanic import Blueprint, Request
 
-from app.responses import json
-from app.serialize import dump
-from services.gift_cards import get_redeemable_gift_card
+from app.web.responses import json
+from app.web.serialize import dump
+from services.gift_cards.gift_cards import get_redeemable_gift_card
 
 bp = Blueprint("store_gift_cards", url_prefix="/gift-cards")
 

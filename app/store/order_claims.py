@@ -10,11 +10,11 @@ from typing import Annotated
 from pydantic import Field
 from sanic import Blueprint, Request
 
-from app.auth import customer_id, require_customer
-from app.rate_limits import message_request_guard
-from app.responses import text
-from app.validation import Body, NonEmptyStr, parse_body
-from services.order_claims import MAX_ORDERS, confirm_order_claim, request_order_claim
+from app.web.auth import customer_id, require_customer
+from app.web.rate_limits import message_request_guard
+from app.web.responses import text
+from app.web.validation import Body, NonEmptyStr, parse_body
+from services.orders.claims import MAX_ORDERS, confirm_order_claim, request_order_claim
 
 __all__ = ["bp"]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.auth import customer_id
-from app.order_edit_json import EXTRA_FIELDS, RELATIONS, STORE_COLUMNS, edit_json
-from app.query import QuerySpec, parse_query
-from app.responses import json
-from app.validation import Body, parse_body
-from services.order_edit_totals import EditView, load_edit_view
-from services.order_edits import complete_edit, decline_edit
+from app.web.auth import customer_id
+from app.shapes.order_edits import EXTRA_FIELDS, RELATIONS, STORE_COLUMNS, edit_json
+from app.web.query import QuerySpec, parse_query
+from app.web.responses import json
+from app.web.validation import Body, parse_body
+from services.order_edits.totals import EditView, load_edit_view
+from services.order_edits.edits import complete_edit, decline_edit
 
 __all__ = ["bp"]
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.order_json import STORE_COLUMNS, order_json
-from app.order_query import STORE_LOOKUP, STORE_ONE, only_keys
-from app.query import ParsedQuery
-from app.rate_limits import order_lookup_guard
-from app.responses import json
-from services.order_listing import lookup_order
-from services.order_view import OrderView, load_order_view, load_order_view_by_cart
+from app.shapes.orders import STORE_COLUMNS, order_json
+from app.shapes.order_query import STORE_LOOKUP, STORE_ONE, only_keys
+from app.web.query import ParsedQuery
+from app.web.rate_limits import order_lookup_guard
+from app.web.responses import json
+from services.orders.listing import lookup_order
+from services.orders.view import OrderView, load_order_view, load_order_view_by_cart
 
 __all__ = ["bp"]
 

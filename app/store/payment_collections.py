@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from app.order_edit_json import COLLECTION_COLUMNS, COLLECTION_RELATIONS, collection_json, session_json
-from app.query import QuerySpec, parse_query
-from app.responses import json
-from app.validation import Body, NonEmptyStr, parse_body
-from services.payment_collections import authorize_session, get_collection, set_session
+from app.shapes.order_edits import COLLECTION_COLUMNS, COLLECTION_RELATIONS, collection_json, session_json
+from app.web.query import QuerySpec, parse_query
+from app.web.responses import json
+from app.web.validation import Body, NonEmptyStr, parse_body
+from services.payments.collections import authorize_session, get_collection, set_session
 
 __all__ = ["bp"]
 

@@ -3,12 +3,12 @@ region or currency (reference extra §3)."""
 
 from sanic import Blueprint, Request
 
-from app.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
-from app.responses import json
-from app.product_json import dump_products
-from app.serialize import COLUMNS
+from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
+from app.web.responses import json
+from app.shapes.products import dump_products
+from app.web.serialize import COLUMNS
 from models import Product
-from services.products import StoreProductFilter, get_store_product, list_store_products
+from services.catalog.products import StoreProductFilter, get_store_product, list_store_products
 
 bp = Blueprint("store_products", url_prefix="/products")
 

@@ -2,11 +2,11 @@
 
 from sanic import Blueprint, Request
 
-from app.query import MAX_REFERENCE_LIMIT, DateComparison, Filters, QuerySpec, parse_query
-from app.responses import json
-from app.serialize import COLUMNS, dump_many
+from app.web.query import MAX_REFERENCE_LIMIT, DateComparison, Filters, QuerySpec, parse_query
+from app.web.responses import json
+from app.web.serialize import COLUMNS, dump_many
 from models import Region
-from services.regions import get_region, list_regions
+from services.regions.regions import get_region, list_regions
 
 bp = Blueprint("store_regions", url_prefix="/regions")
 

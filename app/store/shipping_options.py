@@ -10,12 +10,12 @@ from pydantic import BeforeValidator, ValidationError
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
-from app.query import Filters, parse_qs
-from app.responses import json
-from app.serialize import dump
-from app.validation import messages_of
-from services.errors import InvalidData
-from services.shipping import PricedOption, cart_shipping_options, list_shipping_options
+from app.web.query import Filters, parse_qs
+from app.web.responses import json
+from app.web.serialize import dump
+from app.web.validation import messages_of
+from services.core.errors import InvalidData
+from services.shipping.options import PricedOption, cart_shipping_options, list_shipping_options
 
 bp = Blueprint("store_shipping_options", url_prefix="/shipping-options")
 

@@ -6,7 +6,7 @@ implementations (an S3-compatible store) are chosen by configuration in `storage
 
 An implementation whose files can be fetched without us may also offer `public_url(key)` (None
 when it has no public address) and `signed_url(key, seconds, filename)`; without them the web
-tier serves the files itself (services/uploads.py).
+tier serves the files itself (services/files/uploads.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class FileStorage(Protocol):
 
     def open_read(self, key: str) -> AbstractContextManager[BinaryIO]:
         """A binary file to read the stored object from, streamed (memory does not grow with size).
-        Raises services.errors.NotFound when the key does not exist."""
+        Raises services.core.errors.NotFound when the key does not exist."""
 
     def open_write(self, key: str) -> AbstractContextManager[BinaryIO]:
         """A binary file to write the object into; it is stored when the context exits cleanly."""

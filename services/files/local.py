@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import AsyncIterable, BinaryIO, Iterator
 
-from services.errors import InvalidData, NotFound
+from services.core.errors import InvalidData, NotFound
 
 __all__ = ["LocalFileStorage"]
 

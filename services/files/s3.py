@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any, AsyncIterable, BinaryIO, Iterator
 from urllib.parse import quote
 
-from services.errors import InvalidData, NotFound
+from services.core.errors import InvalidData, NotFound
 
 __all__ = ["S3FileStorage", "SPOOL_BYTES"]
 

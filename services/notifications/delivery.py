@@ -10,9 +10,9 @@ from datetime import datetime, timezone
 
 from jobs import outbox
 from models import Customer, Notification, OrderEdit
-from services import one_time_tokens
-from services.db import atomic
-from services.messages import (
+from services.core import one_time_tokens
+from services.core.db import atomic
+from services.notifications.messages import (
     ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, compose, resource_type, token_request,
 )
 from services.notifications import OutgoingMessage, provider, storefront_url

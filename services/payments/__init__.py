@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from models import Cart, PaymentSession
-from services.errors import NotFound
+from services.core.errors import NotFound
 
 __all__ = ["PaymentProvider", "register", "get_provider", "is_registered"]
 

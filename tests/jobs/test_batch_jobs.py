@@ -14,10 +14,10 @@ from models import (
     BatchJob, Image, Job, Product, ProductCollection, ProductTag, ProductType, ProductVariant, Region, SalesChannel,
     MoneyAmount,
 )
-from services.batch_jobs import create_batch_job
+from services.batch_jobs.lifecycle import create_batch_job
 from tests.conftest import BROKER, SETTINGS, requires_postgres, wait_for
 from tests.jobs.test_broker_outage import private_redis  # noqa: F401 (fixture)
-from tests.services.test_product_import import files, many_mugs, upload  # noqa: F401 (fixture)
+from tests.services.batch_jobs.test_product_import import files, many_mugs, upload  # noqa: F401 (fixture)
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 
 

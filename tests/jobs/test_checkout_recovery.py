@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import services.checkout
+import services.checkout.completion
 from models import Cart, IdempotencyKey, Order, Payment, ProductVariant
-from services.checkout import hand_over_stalled
+from services.checkout.completion import hand_over_stalled
 from tests.checkout_factories import complete, ready_cart
 from tests.conftest import BROKER, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
@@ -54,7 +54,7 @@ async def test_twenty_concurrent_requests_with_one_key_run_it_once(client, seede
 @pytest.fixture
 def placing_fails_once(monkeypatch):
     """The order placement stage fails once, the way a dropped database connection would."""
-    real = services.checkout.place_order
+    real = services.checkout.completion.place_order
     calls = {"n": 0}
 
     async def flaky(*args, **kwargs):
@@ -63,7 +63,7 @@ def placing_fails_once(monkeypatch):
             raise ConnectionError("connection to the database was lost")
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(services.checkout, "place_order", flaky)
+    monkeypatch.setattr(services.checkout.completion, "place_order", flaky)
     return calls
 
 
@@ -127,7 +127,7 @@ async def test_a_key_refused_for_the_shopper_to_fix_is_not_swept(client, seeded)
 
 
 async def test_finished_keys_are_purged_after_a_day(client, seeded):
-    from services.idempotency import purge_finished
+    from services.checkout.idempotency import purge_finished
 
     cart = await ready_cart(client)
     await complete(client, cart, "old")

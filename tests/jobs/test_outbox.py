@@ -8,7 +8,7 @@ import pytest
 
 from jobs import outbox
 from models import Job
-from services.db import atomic
+from services.core.db import atomic
 from tests.conftest import BROKER, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.scheduler import sweep_outbox

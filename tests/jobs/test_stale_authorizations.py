@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import services.checkout
+import services.checkout.completion
 from models import Cart, IdempotencyKey, Job, Order, Payment
-from services.authorizations import cancel_stale_authorizations
+from services.payments.authorizations import cancel_stale_authorizations
 from tests.checkout_factories import complete, ready_cart
 from tests.conftest import BROKER, SETTINGS, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
@@ -29,7 +29,7 @@ def placing_fails(monkeypatch):
     async def down(*args, **kwargs):
         raise ConnectionError("connection to the database was lost")
 
-    monkeypatch.setattr(services.checkout, "place_order", down)
+    monkeypatch.setattr(services.checkout.completion, "place_order", down)
 
 
 async def authorized_without_order(client, key: str, *, age: float, retrying: bool = False) -> Payment:

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from models import User
-from services.tokens import digest
+from services.core.tokens import digest
 from tests.conftest import SETTINGS
 
 

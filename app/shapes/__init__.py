@@ -1,0 +1,1 @@
+"""The JSON shapes of the resources, as both interfaces answer them."""

@@ -1,0 +1,19 @@
+"""What a cart completion answers, in the API's shapes: the placed order, or the cart when the
+shopper still has something to do. Used by the route and by the retry worker alike, so a key
+finished by either replays the same body."""
+
+from __future__ import annotations
+
+from app.shapes.carts import cart_json
+from app.shapes.orders import placed_order_json
+from services.carts.view import load_cart_view
+
+__all__ = ["ApiAnswers"]
+
+
+class ApiAnswers:
+    async def order(self, order_id: str) -> dict:
+        return await placed_order_json(order_id)
+
+    async def cart(self, cart_id: str) -> dict:
+        return cart_json(await load_cart_view(cart_id))

@@ -1,0 +1,143 @@
+"""The order answer (reference store §1.7, §3.5; extra §6): the order's columns, `object:
+"order"`, the relations asked for, and its totals, on every route that shows an order.
+
+Lines always show their variant, adjustments, tax lines and totals, and shipping methods their
+option, tax lines and totals: they are loaded for the totals anyway (as in Medusa v1, whose
+answers show them too). The top-level totals are on every order, whatever `fields` names: they
+cost nothing more to show. Returns, swaps, claims, fulfillments, refunds and order edits do not
+exist here yet; their keys show as empty lists because Medusa's clients read them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.web.serialize import dump, relation_tree
+from models import LineItem, ShippingMethod
+from services.orders.totals import TOTAL_KEYS
+from services.orders.view import OrderView, load_order_view
+
+__all__ = [
+    "ORDER_COLUMNS", "STORE_COLUMNS", "STORE_RELATIONS", "STORE_ALLOWED_RELATIONS", "ADMIN_RELATIONS",
+    "ADMIN_ALLOWED_RELATIONS", "PLACED_RELATIONS", "TOTAL_KEYS", "FIELD_EXTRAS", "order_json",
+    "placed_order_json", "item_json",
+]
+
+ORDER_COLUMNS = (
+    "id", "status", "fulfillment_status", "payment_status", "display_id", "cart_id", "draft_order_id",
+    "customer_id", "email", "billing_address_id", "shipping_address_id", "region_id", "currency_code",
+    "tax_rate", "canceled_at", "no_notification", "idempotency_key", "external_id", "sales_channel_id",
+    "created_at", "updated_at", "metadata",
+)
+# What a shopper sees of an order (Medusa v1's store fields).
+STORE_COLUMNS = (
+    "id", "status", "fulfillment_status", "payment_status", "display_id", "cart_id", "customer_id", "email",
+    "region_id", "currency_code", "tax_rate", "created_at",
+)
+STORE_RELATIONS = (
+    "shipping_address", "fulfillments", "fulfillments.tracking_links", "items", "items.variant",
+    "shipping_methods", "shipping_methods.shipping_option", "discounts", "discounts.rule", "customer", "payments",
+    "region",
+)
+STORE_ALLOWED_RELATIONS = STORE_RELATIONS + ("billing_address",)
+_EMPTY = ("fulfillments", "returns", "claims", "swaps", "refunds", "edits")
+# Medusa v1's admin defaults; the nested names under relations that do not exist yet are accepted.
+ADMIN_RELATIONS = (
+    "billing_address", "claims", "claims.additional_items", "claims.additional_items.variant",
+    "claims.claim_items", "claims.claim_items.images", "claims.claim_items.item", "claims.fulfillments",
+    "claims.fulfillments.tracking_links", "claims.return_order", "claims.return_order.shipping_method",
+    "claims.return_order.shipping_method.tax_lines", "claims.shipping_address", "claims.shipping_methods",
+    "customer", "discounts", "discounts.rule", "fulfillments", "fulfillments.items", "fulfillments.tracking_links",
+    "gift_card_transactions", "gift_cards", "items", "payments", "refunds", "region", "returns", "returns.items",
+    "returns.items.reason", "returns.shipping_method", "returns.shipping_method.shipping_option",
+    "returns.shipping_method.tax_lines", "shipping_address", "shipping_methods", "shipping_methods.shipping_option",
+    "shipping_methods.tax_lines", "swaps", "swaps.additional_items", "swaps.additional_items.variant",
+    "swaps.fulfillments", "swaps.fulfillments.tracking_links", "swaps.payment", "swaps.return_order",
+    "swaps.return_order.shipping_method", "swaps.return_order.shipping_method.shipping_option",
+    "swaps.return_order.shipping_method.tax_lines", "swaps.shipping_address", "swaps.shipping_methods",
+    "swaps.shipping_methods.shipping_option", "swaps.shipping_methods.tax_lines", "sales_channel",
+)
+ADMIN_ALLOWED_RELATIONS = ADMIN_RELATIONS + (
+    "items.variant", "items.adjustments", "items.tax_lines", "edits",
+)
+# Cart completion's answer (reference store §3.5): what the order is loaded with there.
+PLACED_RELATIONS = (
+    "shipping_address", "items", "items.variant", "items.adjustments", "items.tax_lines", "payments",
+    "shipping_methods", "shipping_methods.tax_lines", "shipping_methods.shipping_option", "region", "discounts",
+    "discounts.rule", "gift_cards", "gift_card_transactions", "refunds", "swaps", "claims",
+)
+# Names `fields` may hold besides columns (they are always shown anyway, or are `object`).
+FIELD_EXTRAS = ("object",) + TOTAL_KEYS
+
+_PAYMENT_COLUMNS = (
+    "id", "swap_id", "cart_id", "order_id", "amount", "currency_code", "amount_refunded", "provider_id", "data",
+    "captured_at", "canceled_at", "created_at", "updated_at", "metadata", "idempotency_key",
+)
+_TRANSACTION_COLUMNS = ("id", "gift_card_id", "order_id", "amount", "created_at", "is_taxable", "tax_rate")
+_ITEM_TOTALS = ("subtotal", "discount_total", "total", "original_total", "original_tax_total", "tax_total")
+_METHOD_TOTALS = ("subtotal", "total", "original_total", "original_tax_total", "tax_total")
+
+
+def order_json(
+    view: OrderView, relations: tuple[str, ...], fields: frozenset[str] | None = None,
+    columns: tuple[str, ...] = ORDER_COLUMNS, *, returnable_items: bool = False,
+) -> dict:
+    """`columns` (or those of them `fields` names), `object`, `relations`, the totals, and the
+    lines that can be returned when `returnable_items` is asked for."""
+    out = _columns(view.order, columns, fields)
+    if fields is None or "object" in fields:
+        out["object"] = "order"
+    for name in relation_tree(relations):
+        out[name] = _RELATIONS[name](view)
+    totals = view.totals
+    out.update({key: getattr(totals, key) for key in TOTAL_KEYS})
+    if returnable_items:
+        out["returnable_items"] = [item_json(view, i) for i in view.returnable_items]
+    return out
+
+
+async def placed_order_json(order_id: str) -> dict:
+    """The order as cart completion answers it: every column, the relations of PLACED_RELATIONS
+    and the full totals. NotFound when there is no such order."""
+    return order_json(await load_order_view(order_id), PLACED_RELATIONS)
+
+
+def item_json(view: OrderView, item: LineItem) -> dict:
+    data = dump(item)
+    data["variant"] = dump(item.variant)
+    data["adjustments"] = [dump(a) for a in view.adjustments[item.id]]
+    data["tax_lines"] = [dump(t) for t in view.item_tax_lines[item.id]]
+    totals = view.totals.items[item.id]
+    data.update({key: getattr(totals, key) for key in _ITEM_TOTALS})
+    data["refundable"] = view.totals.refundable[item.id]
+    return data
+
+
+def _columns(row: Any, columns: tuple[str, ...], fields: frozenset[str] | None = None) -> dict:
+    values = row.__dict__
+    return {c: values.get(c) for c in columns if fields is None or c in fields}
+
+
+def _method(view: OrderView, method: ShippingMethod) -> dict:
+    data = dump(method)
+    data["shipping_option"] = dump(method.shipping_option)
+    data["tax_lines"] = [dump(t) for t in view.method_tax_lines[method.id]]
+    totals = view.totals.shipping_methods[method.id]
+    data.update({key: getattr(totals, key) for key in _METHOD_TOTALS})
+    return data
+
+
+def _one(name: str):
+    return lambda view: dump(getattr(view.order, name))
+
+
+_RELATIONS = {
+    **{name: _one(name) for name in ("shipping_address", "billing_address", "customer", "region", "sales_channel")},
+    "items": lambda view: [item_json(view, i) for i in view.items],
+    "shipping_methods": lambda view: [_method(view, m) for m in view.shipping_methods],
+    "discounts": lambda view: [dump(d, {"rule": {}}) for d in view.discounts],
+    "gift_cards": lambda view: [dump(g) for g in view.gift_cards],
+    "gift_card_transactions": lambda view: [_columns(t, _TRANSACTION_COLUMNS) for t in view.gift_card_transactions],
+    "payments": lambda view: [_columns(p, _PAYMENT_COLUMNS) for p in view.payments],
+    **{name: (lambda view: []) for name in _EMPTY},
+}

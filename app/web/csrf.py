@@ -1,0 +1,87 @@
+"""Cross-site request forgery, refused on both sides.
+
+- A write's body is JSON (`application/json`, parameters and `+json` types included): an HTML form
+  on another site can send only text/plain, urlencoded or multipart, and a script must first pass
+  the CORS preflight. Streamed routes (uploads) read multipart themselves.
+- A write authenticated by the session cookie (no `Authorization`, no `x-medusa-access-token`)
+  comes from an allowed origin of its interface (STORE_CORS, ADMIN_CORS) or from this host. So
+  does a sign-in that answers with a session cookie (login CSRF), whatever credentials it carries.
+
+The origin is `Origin`, else the origin of `Referer`. A request with neither is accepted: the
+browsers that send the cookie cross-site at all (SameSite=None) send `Origin` on every cross-origin
+POST, PUT, PATCH and DELETE, and a page that hides its referrer sends `Origin: null`, which is
+refused; only clients that are not browsers (curl with a cookie jar, server-side code) send
+neither, and no other site can make them send the victim's cookie.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from sanic import Request
+from sanic.exceptions import Forbidden, SanicException
+
+from app.web.cors import origin_allowed
+from app.web.sessions import COOKIE_NAME
+
+__all__ = ["WRITE_METHODS", "SESSION_STARTING_ROUTES", "require_json_body", "require_allowed_origin"]
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Sign-ins that answer with a session cookie; a forged one signs the victim in as the attacker.
+SESSION_STARTING_ROUTES = frozenset({("POST", "/admin/auth"), ("POST", "/store/auth"), ("POST", "/store/customers")})
+CROSS_SITE_MESSAGE = "Cross-site request refused: the origin is not allowed to write with the session cookie"
+NOT_JSON_MESSAGE = "The request body must be JSON (Content-Type: application/json)"
+
+
+def require_json_body(request: Request) -> None:
+    """A write with a body declares JSON; one without a body (or only whitespace) needs no type."""
+    if request.method not in WRITE_METHODS or _streamed(request):
+        return
+    body = request.body
+    if not body or body.isspace():
+        return
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    kind, _, subtype = media_type.partition("/")
+    if kind != "application" or not (subtype == "json" or subtype.endswith("+json")):
+        raise SanicException(NOT_JSON_MESSAGE, status_code=415)
+
+
+def require_allowed_origin(request: Request) -> None:
+    """A cookie-authenticated write or a session-starting sign-in from another origin is a 403."""
+    if request.method not in WRITE_METHODS:
+        return
+    if not _cookie_authenticated(request) and (request.method, request.path.rstrip("/")) not in SESSION_STARTING_ROUTES:
+        return
+    origin = _origin(request)
+    if origin is not None and not origin_allowed(request, origin) and not _same_host(request, origin):
+        raise Forbidden(CROSS_SITE_MESSAGE)
+
+
+def _streamed(request: Request) -> bool:
+    route = request.route  # None when no route matched (the gate runs before a 404 or 405 too)
+    return route is not None and getattr(route.handler, "is_stream", False)
+
+
+def _cookie_authenticated(request: Request) -> bool:
+    headers = request.headers
+    return bool(request.cookies.get(COOKIE_NAME)) and not (
+        headers.get("authorization") or headers.get("x-medusa-access-token")
+    )
+
+
+def _origin(request: Request) -> str | None:
+    """`Origin` (`null` included), else `Referer`'s scheme and host; None when neither is sent."""
+    origin = request.headers.get("origin")
+    if origin is not None:
+        return origin.strip()
+    referer = request.headers.get("referer")
+    if not referer:
+        return None
+    parts = urlsplit(referer.strip())
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else "null"
+
+
+def _same_host(request: Request, origin: str) -> bool:
+    # A page this server serves (an admin dashboard at /app, say): no browser lets a page forge
+    # either header.
+    return origin != "null" and urlsplit(origin).netloc.lower() == request.host.lower()

@@ -1,0 +1,158 @@
+"""Body validation: pydantic models whose errors read like Medusa v1's class-validator messages
+(`email must be an email`, `property x should not exist`), joined into one invalid_data error."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Annotated, Any, TypeVar
+
+import orjson
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic_core import PydanticCustomError
+from sanic import Request
+
+from services.core.errors import InvalidData
+
+__all__ = [
+    "AddressFields", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def _email(value: str) -> str:
+    if not _EMAIL.match(value):
+        raise PydanticCustomError("email", "must be an email")
+    return value
+
+
+def _non_empty(value: str) -> str:
+    if not value:
+        raise PydanticCustomError("empty", "should not be empty")
+    return value
+
+
+Email = Annotated[str, AfterValidator(_non_empty), AfterValidator(_email)]
+NonEmptyStr = Annotated[str, AfterValidator(_non_empty)]
+
+
+def _date_time(value: Any) -> Any:
+    """An ISO 8601 date or date-time, as a JavaScript `Date` reads it; without a zone it is UTC."""
+    if not isinstance(value, str):
+        return value  # the strict datetime check refuses it with Medusa's message
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+        return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError):  # OverflowError: beyond year 9999 once in UTC
+        raise PydanticCustomError("date", "must be a Date instance") from None
+
+
+DateTime = Annotated[datetime, BeforeValidator(_date_time)]
+
+
+class Body(BaseModel):
+    """Base of request bodies: unknown keys are refused, types are not coerced."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class AddressFields(Body):
+    """An address given as fields (carts, draft orders, customers), every field optional."""
+
+    first_name: str | None = None
+    last_name: str | None = None
+    phone: str | None = None
+    company: str | None = None
+    address_1: str | None = None
+    address_2: str | None = None
+    city: str | None = None
+    country_code: str | None = None
+    province: str | None = None
+    postal_code: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+_TYPE_MESSAGES = {
+    "string_type": "must be a string",
+    "int_type": "must be an integer number",
+    "int_from_float": "must be an integer number",
+    "int_parsing": "must be an integer number",
+    "float_type": "must be a number conforming to the specified constraints",
+    "float_parsing": "must be a number conforming to the specified constraints",
+    "bool_type": "must be a boolean value",
+    "bool_parsing": "must be a boolean value",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "list_type": "must be an array",
+    "datetime_type": "must be a Date instance",
+    "datetime_parsing": "must be a Date instance",
+    "datetime_from_date_parsing": "must be a Date instance",
+    "greater_than_equal": "must not be less than {ge}",
+    "greater_than": "must be greater than {gt}",
+    "less_than_equal": "must not be greater than {le}",
+}
+
+
+def _name(loc: tuple) -> str:
+    # Medusa names a nested property by its own name; a list index names its array.
+    parts = [str(p) for p in loc if not isinstance(p, int)]
+    return parts[-1] if parts else "body"
+
+
+def messages_of(error: ValidationError) -> list[str]:
+    out: list[str] = []
+    for e in error.errors():
+        name, kind = _name(e["loc"]), e["type"]
+        if kind == "extra_forbidden":
+            msg = f"property {name} should not exist"
+        elif kind == "missing":
+            msg = f"{name} should not be empty"
+        elif kind in ("literal_error", "enum"):
+            expected = e.get("ctx", {}).get("expected", "")
+            msg = f"{name} must be one of the following values: {expected.replace(' or ', ', ').replace(chr(39), '')}"
+        elif kind in _TYPE_MESSAGES:
+            msg = f"{name} {_TYPE_MESSAGES[kind].format(**e.get('ctx', {}))}"
+        elif isinstance(e.get("msg"), str) and kind in ("email", "empty", "invalid", "date", "bool"):
+            msg = f"{name} {e['msg']}"
+        else:
+            msg = f"{name} {e['msg'].lower()}"
+        if msg not in out:
+            out.append(msg)
+    return out
+
+
+def parse_model(model: type[M], data: Any) -> M:
+    """`data` (decoded JSON) as `model`. Validated in pydantic's JSON mode: strict mode on Python
+    input would refuse an ISO date string for a datetime and a value for an Enum."""
+    try:
+        return model.model_validate_json(orjson.dumps(data))
+    except ValidationError as e:
+        raise InvalidData(", ".join(messages_of(e))) from None
+
+
+def parse_body(request: Request, model: type[M]) -> M:
+    """The request's JSON body as `model`; an absent body counts as `{}`."""
+    raw = request.body
+    if not raw or not raw.strip():
+        data: Any = {}
+    else:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise InvalidData("The request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise InvalidData("The request body must be a JSON object")
+    return parse_model(model, data)
+
+
+def refuse_nul_characters(request: Request) -> None:
+    """PostgreSQL cannot store or compare text holding NUL, so no request may carry one: in the
+    path or query (`%00`) or in the body (raw, or JSON's `\\u0000`)."""
+    if "%00" in request.raw_url.decode("latin-1") or (
+        request.body and (b"\x00" in request.body or b"\\u0000" in request.body)
+    ):
+        raise InvalidData("The request contains a NUL character, which no field accepts")

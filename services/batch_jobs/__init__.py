@@ -1,0 +1,1 @@
+"""Batch jobs: the lifecycle, and the product import and export strategies."""

@@ -1,0 +1,337 @@
+"""Batch jobs: the lifecycle an admin drives (create, confirm, cancel) and the runs a worker
+makes (pre-processing, then processing), as one transition table (reference admin §4).
+
+A run holds its job through a lease: a token and a heartbeat. A run writes only through the
+fence (`JobRun.fence`), which holds while the token is still the run's and the job is neither
+canceled nor failed, so a run whose job was canceled, or taken over by a newer run, stops
+without writing. A run that stops reporting for longer than the lease (its worker died) is
+resumed by the scheduler's sweep from its last committed checkpoint, or failed after MAX_RUNS.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from tortoise.expressions import Q
+from tortoise.queryset import QuerySet
+
+from jobs import outbox
+from models import BatchJob, Job, User
+from services.core.db import atomic
+from services.core.errors import DomainError, InvalidData, NotAllowed, NotFound
+from services.core.listing import FindConfig, date_filters, find_page
+
+__all__ = [
+    "BatchJobFilter", "JobRun", "JobStopped", "TRANSITIONS", "MAX_RUNS", "PRE_PROCESS_ACTOR", "PROCESS_ACTOR",
+    "strategy_for", "create_batch_job", "get_batch_job", "list_batch_jobs", "confirm_batch_job",
+    "cancel_batch_job", "run_pre_processing", "run_processing", "resume_stalled",
+]
+
+PRE_PROCESS_ACTOR = "pre_process_batch_job"
+PROCESS_ACTOR = "process_batch_job"
+MAX_RUNS = 5  # runs of one stage (each worker death costs one) before the job is failed
+_BEAT_SECONDS = 5.0  # a long read reports at most this often
+
+
+@dataclass(frozen=True)
+class Transition:
+    allowed: tuple[str, ...]  # the statuses it may start from
+    sets: str  # the milestone it stamps
+    refusal: type[DomainError]
+    message: str
+
+
+TRANSITIONS = {
+    "pre_process": Transition(
+        ("created",), "pre_processed_at", NotAllowed,
+        "Cannot mark a batch job as pre processed if it is not in created status",
+    ),
+    "confirm": Transition(
+        ("pre_processed",), "confirmed_at", NotAllowed,
+        "Cannot confirm processing for a batch job that is not pre processed",
+    ),
+    "process": Transition(
+        ("confirmed",), "processing_at", NotAllowed,
+        "Cannot mark a batch job as processing if the status is different that confirmed",
+    ),
+    "complete": Transition(
+        ("processing",), "completed_at", InvalidData,
+        'Cannot complete a batch job with status "{status}". The batch job must be processing',
+    ),
+    # Medusa lets a canceled or failed job be canceled again; only a completed one is final.
+    "cancel": Transition(
+        ("created", "pre_processed", "confirmed", "processing", "canceled", "failed"), "canceled_at", NotAllowed,
+        "Cannot cancel completed batch job",
+    ),
+    # Once canceled, a job stays canceled: a late error of the stopped run does not relabel it.
+    "fail": Transition(
+        ("created", "pre_processed", "confirmed", "processing"), "failed_at", NotAllowed,
+        "Cannot fail a batch job with status {status}",
+    ),
+}
+_WORKING = {"created": PRE_PROCESS_ACTOR, "confirmed": PROCESS_ACTOR, "processing": PROCESS_ACTOR}
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _apply(job: BatchJob, name: str) -> None:
+    transition = TRANSITIONS[name]
+    if job.status not in transition.allowed:
+        raise transition.refusal(transition.message.format(status=job.status))
+    setattr(job, transition.sets, _now())
+
+
+def strategy_for(job_type: str):
+    """The module that does the work of `job_type`: `prepare`, `pre_process`, `process`."""
+    from services.batch_jobs import product_export
+    from services.batch_jobs.product_import import strategy as product_import
+
+    found = {product_import.TYPE: product_import, product_export.TYPE: product_export}.get(job_type)
+    if found is None:
+        raise NotFound(f"Unable to find a BatchJob strategy with the type {job_type}")
+    return found
+
+
+# ---------------------------------------------------------------- what the admin does
+
+async def create_batch_job(user_id: str, job_type: str, context: dict, dry_run: bool = False) -> BatchJob:
+    """A job in `created`, its pre-processing asked for in the same transaction."""
+    context = await strategy_for(job_type).prepare(context)
+    async with atomic():
+        job = await BatchJob.create(
+            type=job_type, created_by=user_id, context=context, dry_run=dry_run, heartbeat_at=_now()
+        )
+        await outbox.enqueue(PRE_PROCESS_ACTOR, job.id)
+    return job
+
+
+async def _owned(job_id: str, user_id: str, *, lock: bool = False) -> BatchJob:
+    qs = BatchJob.filter(id=job_id, deleted_at=None)
+    job = await (qs.select_for_update() if lock else qs).first() if len(job_id) <= 64 else None
+    if job is None:
+        raise NotFound(f"Batch job with id {job_id} was not found")
+    if job.created_by != user_id:
+        raise NotAllowed("Cannot access a batch job that does not belong to the logged in user")
+    return job
+
+
+async def get_batch_job(job_id: str, user_id: str, relations: tuple[str, ...] = ()) -> BatchJob:
+    job = await _owned(job_id, user_id)
+    await _attach_users([job], relations)
+    return job
+
+
+@dataclass
+class BatchJobFilter:
+    id: list[str] = field(default_factory=list)
+    type: list[str] = field(default_factory=list)
+    dates: dict[str, dict | None] = field(default_factory=dict)  # column -> {"gt": datetime, ...}
+    unset: list[str] = field(default_factory=list)  # milestones that must not have happened
+
+
+def _filtered(user_id: str, f: BatchJobFilter) -> QuerySet:
+    qs = BatchJob.filter(created_by=user_id, deleted_at=None)
+    if f.id:
+        qs = qs.filter(id__in=f.id)
+    if f.type:
+        qs = qs.filter(type__in=f.type)
+    return qs.filter(**date_filters(**f.dates), **{f"{column}__isnull": True for column in f.unset})
+
+
+async def list_batch_jobs(user_id: str, f: BatchJobFilter, config: FindConfig) -> tuple[list[BatchJob], int]:
+    """The caller's own jobs only (reference admin §4.2), newest first by default."""
+    wanted = config.relations
+    jobs, count = await find_page(_filtered(user_id, f), FindConfig(config.limit, config.offset, config.order))
+    await _attach_users(jobs, wanted)
+    return jobs, count
+
+
+async def _attach_users(jobs: list[BatchJob], relations: tuple[str, ...]) -> None:
+    if "created_by_user" not in relations:
+        return
+    users = {u.id: u for u in await User.filter(id__in={j.created_by for j in jobs if j.created_by})}
+    for job in jobs:
+        job.created_by_user = users.get(job.created_by)
+
+
+async def confirm_batch_job(job_id: str, user_id: str) -> BatchJob:
+    async with atomic():
+        job = await _owned(job_id, user_id, lock=True)
+        _apply(job, "confirm")
+        job.heartbeat_at = _now()
+        await job.save()
+        await outbox.enqueue(PROCESS_ACTOR, job.id)
+    return job
+
+
+async def cancel_batch_job(job_id: str, user_id: str) -> BatchJob:
+    """Canceled at once in the record; a run in progress stops before its next chunk commits."""
+    async with atomic():
+        job = await _owned(job_id, user_id, lock=True)
+        _apply(job, "cancel")
+        await job.save()
+    return job
+
+
+# ---------------------------------------------------------------- what a worker does
+
+
+class JobStopped(Exception):
+    """The run must stop without writing: its job was canceled or failed, or a newer run holds it."""
+
+
+@dataclass
+class JobRun:
+    """One worker's hold on a job, from claim to release."""
+
+    job: BatchJob
+    token: str
+    _last_beat: float = field(default_factory=time.monotonic)
+
+    def _fenced(self) -> QuerySet:
+        return BatchJob.filter(id=self.job.id, lease_token=self.token, canceled_at=None, failed_at=None)
+
+    async def fence(self) -> None:
+        """Call inside a transaction before writing: raises JobStopped unless the job is still this
+        run's to work on. On PostgreSQL the job row stays locked until the transaction ends, so a
+        cancel waits for the chunk in flight and is seen before the next one."""
+        if not await self._fenced().update(heartbeat_at=_now()):
+            raise JobStopped(self.job.id)
+        self._last_beat = time.monotonic()
+
+    async def save(self, result: dict, checkpoint: Any = None) -> None:
+        """Record progress (and where a resumed run starts) under the fence."""
+        changes = {"result": result, "heartbeat_at": _now()}
+        if checkpoint is not None:
+            changes["checkpoint"] = checkpoint
+        if not await self._fenced().update(**changes):
+            raise JobStopped(self.job.id)
+        self.job.result = result
+        self._last_beat = time.monotonic()
+
+    async def beat(self) -> None:
+        """During a long read: report now and then, and stop if the job was canceled."""
+        if time.monotonic() - self._last_beat >= _BEAT_SECONDS:
+            await self.fence()
+
+    async def release(self) -> None:
+        await BatchJob.filter(id=self.job.id, lease_token=self.token).update(lease_token=None)
+
+
+async def _claim(job_id: str, stage: str) -> JobRun | None:
+    """Take the job for `stage` ("pre_process" or "process"); None when there is nothing to do
+    for this message: the job moved on, or another run holds it (a duplicate delivery)."""
+    async with atomic():
+        job = await BatchJob.filter(id=job_id, deleted_at=None).select_for_update().first()
+        if job is None or job.lease_token is not None:
+            return None
+        if stage == "process" and job.status == "confirmed":
+            _apply(job, "process")
+            job.attempts = 0
+        if job.status != ("created" if stage == "pre_process" else "processing"):
+            return None
+        if job.attempts >= MAX_RUNS:
+            await _fail_locked(job, f"The job was stopped after {job.attempts} runs that did not finish")
+            return None
+        job.lease_token, job.heartbeat_at, job.attempts = uuid.uuid4().hex, _now(), job.attempts + 1
+        await job.save()
+    return JobRun(job, job.lease_token)
+
+
+async def _fail_locked(job: BatchJob, message: str) -> None:
+    _apply(job, "fail")
+    job.result = {**(job.result or {}), "errors": [*(job.result or {}).get("errors", []), message]}
+    job.lease_token = None
+    await job.save()
+
+
+async def _fail(job_id: str, message: str) -> None:
+    async with atomic():
+        job = await BatchJob.filter(id=job_id).select_for_update().first()
+        if job is not None and job.status in TRANSITIONS["fail"].allowed:
+            await _fail_locked(job, message)
+
+
+async def _run(job_id: str, stage: str, work) -> dict:
+    run = await _claim(job_id, stage)
+    if run is None:
+        return {"skipped": True}
+    try:
+        return await work(run)
+    except JobStopped:
+        return {"stopped": True}
+    except DomainError as e:  # the job cannot succeed (a file that does not parse): no retry
+        await _fail(job_id, e.message)
+        return {"failed": e.message}
+    finally:
+        await run.release()
+
+
+async def run_pre_processing(job_id: str) -> dict:
+    """Read and check the input, count the work; then wait for confirmation (dry run) or go on."""
+
+    async def work(run: JobRun) -> dict:
+        result = await strategy_for(run.job.type).pre_process(run)
+        async with atomic():
+            await run.fence()
+            job = await BatchJob.get(id=job_id)
+            _apply(job, "pre_process")
+            job.result = result
+            if not job.dry_run:
+                _apply(job, "confirm")
+                await outbox.enqueue(PROCESS_ACTOR, job.id)
+            await job.save()
+        return {"status": job.status}
+
+    return await _run(job_id, "pre_process", work)
+
+
+async def run_processing(job_id: str) -> dict:
+    """Do the work in chunks that each commit, resuming after the job's last checkpoint."""
+
+    async def work(run: JobRun) -> dict:
+        result = await strategy_for(run.job.type).process(run)
+        async with atomic():
+            await run.fence()
+            job = await BatchJob.get(id=job_id)
+            _apply(job, "complete")
+            job.result = result
+            await job.save()
+        return {"status": job.status}
+
+    return await _run(job_id, "process", work)
+
+
+async def resume_stalled(lease_seconds: float) -> dict[str, int]:
+    """The scheduler's sweep: a job at work whose run has not reported for `lease_seconds` lost
+    its worker. Its lease is broken and its stage asked for again (the new run resumes after
+    the last checkpoint), or, after MAX_RUNS runs, the job is failed with the reason."""
+    cutoff = _now() - timedelta(seconds=lease_seconds)
+    stalled = await BatchJob.filter(
+        Q(pre_processed_at=None) | Q(confirmed_at__isnull=False),  # not a dry run awaiting its confirmation
+        deleted_at=None, heartbeat_at__lt=cutoff, completed_at=None, canceled_at=None, failed_at=None,
+    ).values_list("id", flat=True)
+    counts = {"resumed": 0, "failed": 0}
+    for job_id in stalled:
+        async with atomic():
+            job = await BatchJob.filter(id=job_id).select_for_update().first()
+            if job is None or job.status not in _WORKING or job.heartbeat_at >= cutoff:
+                continue
+            if job.attempts >= MAX_RUNS:
+                await _fail_locked(job, f"The job stopped reporting progress {job.attempts} times and was given up")
+                counts["failed"] += 1
+                continue
+            job.lease_token, job.heartbeat_at = None, _now()
+            await job.save()
+            actor = _WORKING[job.status]
+            # A message still on its way (the broker was down, no worker is up) is the outbox's to re-send.
+            if not await Job.filter(actor_name=actor, args=[job.id], status__in=("pending", "enqueued", "retrying")).exists():
+                await outbox.enqueue(actor, job.id)
+            counts["resumed"] += 1
+    return counts

@@ -1,0 +1,1 @@
+"""The product-import batch job: CSV rows, planning and writing chunks."""

@@ -1,0 +1,144 @@
+"""Writing a planned import chunk with few statements, in the caller's transaction: one
+executemany per table for new rows, one UPDATE shape per set of changed columns, the option
+values, prices and relation links of the lines that set them. New rows are stamped a
+microsecond apart, so the file's order is their created order (options, images, export order)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta, timezone
+from itertools import count
+
+from tortoise import connections
+from tortoise.backends.base.client import BaseDBAsyncClient
+
+from models import MoneyAmount, ProductOptionValue
+from services.batch_jobs.product_import.plan import PRODUCT_FIELDS, VARIANT_FIELDS, Plan
+
+__all__ = ["write_plan", "refresh_statistics"]
+
+_PRODUCT_COLUMNS = ("id", *PRODUCT_FIELDS, "is_giftcard", "collection_id", "type_id", "profile_id")
+_VARIANT_COLUMNS = ("id", "product_id", "variant_rank", *VARIANT_FIELDS)
+_REF_COLUMNS = {
+    "product_collection": ("id", "handle", "title"),
+    "product_type": ("id", "value"),
+    "product_tag": ("id", "value"),
+    "image": ("id", "url"),
+    "sales_channel": ("id", "name", "description"),
+}
+_LINK_COLUMNS = {
+    "product_tags": "product_tag_id", "product_images": "image_id", "product_sales_channel": "sales_channel_id",
+}
+
+
+_INTS = {"weight", "length", "width", "height", "variant_rank", "inventory_quantity", "amount"}
+_BOOLS = {"is_giftcard", "discountable", "allow_backorder", "manage_inventory", "is_disabled"}
+
+
+def _pg_type(column: str) -> str:
+    if column in _INTS:
+        return "integer"
+    if column in _BOOLS:
+        return "boolean"
+    return "timestamptz" if column in ("created_at", "updated_at") else "text"
+
+
+class _Sql:
+    def __init__(self, connection: BaseDBAsyncClient):
+        self.connection = connection
+        self.postgres = connection.capabilities.dialect == "postgres"
+        self._start, self._tick = datetime.now(timezone.utc), count()
+
+    def stamp(self) -> datetime:
+        return self._start + timedelta(microseconds=next(self._tick))
+
+    def marks(self, n: int, first: int = 1) -> str:
+        return ", ".join(f"${i}" for i in range(first, first + n)) if self.postgres else ", ".join("?" * n)
+
+    async def insert(self, table: str, columns: Sequence[str], rows: Iterable[Sequence], stamped: bool = True):
+        values = [[*r, *self._stamps()] if stamped else list(r) for r in rows]
+        if not values:
+            return
+        names = [*columns, *(("created_at", "updated_at") if stamped else ())]
+        quoted = ", ".join('"' + n + '"' for n in names)
+        if self.postgres:  # one statement for all rows: each column travels as one array
+            arrays = ", ".join(f"${i + 1}::{_pg_type(n)}[]" for i, n in enumerate(names))
+            await self.connection.execute_query(
+                f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays})', [list(c) for c in zip(*values)]
+            )
+            return
+        await self.connection.execute_many(
+            f'INSERT INTO "{table}" ({quoted}) VALUES ({self.marks(len(names))})', values
+        )
+
+    def _stamps(self) -> tuple[datetime, datetime]:
+        at = self.stamp()
+        return at, at
+
+    async def update(self, table: str, changes: list[tuple[str, dict]]) -> None:
+        """One UPDATE per set of columns; `updated_at` is set on every row."""
+        shapes: dict[tuple[str, ...], list[list]] = {}
+        now = datetime.now(timezone.utc)
+        for row_id, values in changes:
+            columns = tuple(sorted(values))
+            shapes.setdefault(columns, []).append([*(values[c] for c in columns), now, row_id])
+        for columns, rows in shapes.items():
+            names = (*columns, "updated_at", "id")
+            if self.postgres:
+                arrays = ", ".join(f"${i + 1}::{_pg_type(n)}[]" for i, n in enumerate(names))
+                sets = ", ".join(f'"{c}" = v."{c}"' for c in names[:-1])
+                as_v = ", ".join(f'"{n}"' for n in names)
+                await self.connection.execute_query(
+                    f'UPDATE "{table}" SET {sets} FROM unnest({arrays}) AS v({as_v}) WHERE "{table}"."id" = v."id"',
+                    [list(c) for c in zip(*rows)],
+                )
+                continue
+            sets = [f'"{c}" = ?' for c in names[:-1]]
+            await self.connection.execute_many(f'UPDATE "{table}" SET {", ".join(sets)} WHERE "id" = ?', rows)
+
+    async def delete_links(self, table: str, product_ids: list[str]) -> None:
+        if product_ids:
+            await self.connection.execute_query(
+                f'DELETE FROM "{table}" WHERE "product_id" IN ({self.marks(len(product_ids))})', product_ids
+            )
+
+
+async def write_plan(plan: Plan, connection: BaseDBAsyncClient) -> None:
+    sql = _Sql(connection)
+    for table, rows in plan.new_refs.items():
+        extra = ("is_disabled",) if table == "sales_channel" else ()
+        await sql.insert(table, _REF_COLUMNS[table] + extra, [(*r, *((False,) if extra else ())) for r in rows])
+    await sql.insert("product", _PRODUCT_COLUMNS, ([p.get(c) for c in _PRODUCT_COLUMNS] for p in plan.product_inserts))
+    await sql.update("product", plan.product_updates)
+    await sql.insert("product_option", ("id", "product_id", "title"), plan.option_inserts)
+    await sql.insert("product_variant", _VARIANT_COLUMNS, ([v.get(c) for c in _VARIANT_COLUMNS] for v in plan.variant_inserts))
+    await sql.update("product_variant", plan.variant_updates)
+    if plan.values_replaced:
+        await ProductOptionValue.filter(variant_id__in=plan.values_replaced).delete()
+    await sql.insert("product_option_value", ("id", "option_id", "variant_id", "value"), plan.value_inserts)
+    for (currency, region_id), variant_ids in plan.prices_replaced.items():
+        key = {"region_id": region_id} if region_id else {"region_id": None, "currency_code": currency}
+        await MoneyAmount.filter(
+            variant_id__in=variant_ids, price_list_id=None, min_quantity=None, max_quantity=None, **key
+        ).delete()
+    await sql.insert("money_amount", ("id", "variant_id", "currency_code", "region_id", "amount"), plan.price_inserts)
+    created = {p["id"] for p in plan.product_inserts}
+    for table, by_product in plan.links.items():
+        await sql.delete_links(table, [p for p in by_product if p not in created])
+        await sql.insert(
+            table, ("product_id", _LINK_COLUMNS[table]),
+            [(product_id, id_) for product_id, ids in by_product.items() for id_ in ids], stamped=False,
+        )
+
+
+# The tables an import looks rows up in, chunk after chunk.
+_LOOKED_UP = ("product", "product_variant", "product_option", "product_option_value", "image")
+
+
+async def refresh_statistics() -> None:
+    """PostgreSQL's planner judges a table by statistics that autovacuum refreshes only now and
+    then; a bulk load outgrows them within seconds, and lookups by SKU or handle turn into full
+    scans. The import asks for fresh ones as the tables grow (a sample: milliseconds)."""
+    connection = connections.get("default")
+    if connection.capabilities.dialect == "postgres":
+        await connection.execute_script("ANALYZE " + ", ".join(f'"{t}"' for t in _LOOKED_UP))

@@ -1,0 +1,1 @@
+"""Carts: lines, addresses, discounts, gift cards, taxes, reads and totals."""

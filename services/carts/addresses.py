@@ -1,0 +1,98 @@
+"""A cart's billing and shipping addresses (reference store §1.2 "Update a Cart", §3.6a).
+
+An address is given as fields (merged into the cart's current address) or as the id of an
+address the cart may use: its own, or one its customer saved. Medusa v1 attaches any address by
+id and then edits it in place, so a cart could show, and change, someone's address book. Here a
+cart never edits an address it does not own alone: it writes a copy instead.
+"""
+
+from __future__ import annotations
+
+from models import Address, Cart, Country
+from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.metadata import merge_metadata
+
+__all__ = ["ADDRESS_FIELDS", "region_countries", "set_address", "move_shipping_country", "new_shipping_address"]
+
+ADDRESS_FIELDS = (
+    "first_name", "last_name", "phone", "company", "address_1", "address_2", "city", "country_code", "province",
+    "postal_code",
+)
+SHIPPING, BILLING = "shipping", "billing"
+_ID_LENGTH = Address._meta.fields_map["id"].max_length
+
+
+async def region_countries(region_id: str) -> list[str]:
+    """The region's country codes (lower case)."""
+    return list(await Country.filter(region_id=region_id).order_by("id").values_list("iso_2", flat=True))
+
+
+async def new_shipping_address(cart: Cart, country_code: str) -> None:
+    cart.shipping_address = await Address.create(country_code=country_code)
+
+
+async def set_address(cart: Cart, slot: str, value: dict | str | None) -> None:
+    """`value`: fields to merge into the slot's address (`metadata` merged too), an address id, or
+    None to clear the slot. A shipping country must be one of the region's."""
+    column = f"{slot}_address_id"
+    if value is None:
+        setattr(cart, column, None)
+        return
+    if isinstance(value, str):
+        address = await _usable(cart, value)
+        if slot == SHIPPING:
+            await _check_shipping_country(cart, address.country_code)
+        setattr(cart, column, address.id)
+        return
+    changes = {k: v for k, v in value.items() if k in ADDRESS_FIELDS}
+    if changes.get("country_code"):
+        changes["country_code"] = changes["country_code"].lower()
+        if slot == SHIPPING:
+            await _check_shipping_country(cart, changes["country_code"])
+    address = await _writable(cart, slot)
+    address.update_from_dict(changes)
+    if "metadata" in value:
+        address.metadata = merge_metadata(address.metadata, value["metadata"])
+    await address.save()
+    setattr(cart, column, address.id)
+
+
+async def move_shipping_country(cart: Cart, country_code: str | None, countries: list[str]) -> None:
+    """After a region change: the shipping country becomes `country_code` (one of the new
+    region's), or none, or the region's only country."""
+    if country_code is not None and country_code.lower() not in countries:
+        raise NotAllowed("Country not available in region")
+    code = country_code.lower() if country_code else (countries[0] if len(countries) == 1 else None)
+    if cart.shipping_address_id is None and code is None:
+        return
+    address = await _writable(cart, SHIPPING)
+    address.country_code = code
+    await address.save()
+    cart.shipping_address_id = address.id
+
+
+async def _check_shipping_country(cart: Cart, country_code: str | None) -> None:
+    if country_code and country_code.lower() not in await region_countries(cart.region_id):
+        raise InvalidData("Shipping country must be in the cart region")
+
+
+async def _usable(cart: Cart, address_id: str) -> Address:
+    address = None
+    if len(address_id) <= _ID_LENGTH:
+        address = await Address.get_or_none(id=address_id, deleted_at=None)
+    own = address is not None and address.id in (cart.billing_address_id, cart.shipping_address_id)
+    saved = address is not None and address.customer_id is not None and address.customer_id == cart.customer_id
+    if not (own or saved):
+        raise NotFound(f"Address with id {address_id} was not found")
+    return address
+
+
+async def _writable(cart: Cart, slot: str) -> Address:
+    """The slot's address if the cart alone uses it; otherwise a new, unsaved copy of it."""
+    current_id = getattr(cart, f"{slot}_address_id")
+    other_id = getattr(cart, f"{BILLING if slot == SHIPPING else SHIPPING}_address_id")
+    current = await Address.get_or_none(id=current_id) if current_id else None
+    if current is not None and current.customer_id is None and current.id != other_id:
+        return current
+    copied = {f: getattr(current, f) for f in ADDRESS_FIELDS} if current is not None else {}
+    return Address(**copied, metadata=current.metadata if current is not None else None)

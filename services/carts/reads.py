@@ -1,0 +1,265 @@
+"""Reading a cart's rows for its answer in at most five statements, whatever its number of lines
+(DESIGN.md "Speed rules"; the region's own parts come from services/regions/parts.py):
+
+1. the cart with its region, addresses and sales channel, its payment sessions joined, and how
+   many shipping methods, discounts and gift cards it has;
+2. its discounts with their rules, skipped when it has none;
+3. its gift cards, skipped when it has none;
+4. its lines with variant, product and shipping profile, their adjustments joined when the cart
+   has an amount discount (services/carts/discounts.py stores none otherwise) and their stored tax
+   lines when the caller needs them;
+5. its shipping methods with their options (and stored tax lines likewise), skipped when none.
+
+A one-to-many join repeats the parent's columns on each child row; the rows are folded back by
+primary key, in the order the statement sorts them (parents by creation, then their children).
+Instances are built the way the ORM builds them (`_init_from_db`), so they serialize and save
+exactly as queried ones do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+from pypika_tortoise import Order, Table
+from pypika_tortoise import functions as fn
+from tortoise.models import Model
+
+from models import (
+    Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, Product,
+    ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
+)
+
+__all__ = ["CartRows", "read_cart", "read_region_with_default_channel", "amount_discount", "has_free_shipping"]
+
+
+def amount_discount(discounts: list[Discount]) -> Discount | None:
+    """The cart's one discount that takes an amount off its lines (the others free shipping)."""
+    return next((d for d in discounts if d.rule.type != "free_shipping"), None)
+
+
+def has_free_shipping(discounts: list[Discount]) -> bool:
+    return any(d.rule.type == "free_shipping" for d in discounts)
+
+
+@dataclass
+class CartRows:
+    cart: Cart  # with region, shipping_address, billing_address and sales_channel
+    payment_sessions: list[PaymentSession]
+    discounts: list[Discount]  # with rule
+    gift_cards: list[GiftCard]
+    items: list[LineItem]  # with variant, variant.product and product.profile
+    adjustments: dict[str, list[LineItemAdjustment]]  # by line id; empty without an amount discount
+    shipping_methods: list[ShippingMethod]  # with shipping_option
+    item_tax_lines: dict[str, list[LineItemTaxLine]] = field(default_factory=dict)  # stored; when asked for
+    method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)
+
+
+class _Source:
+    """A model's table under a short alias (PostgreSQL truncates longer column aliases)."""
+
+    def __init__(self, model: type[Model], alias: str):
+        self.model, self.alias = model, alias
+        self.table = Table(model._meta.db_table, alias=alias)
+        self.columns = sorted(model._meta.db_fields)
+        self.pk = model._meta.db_pk_column
+        self._pk_key = f"{alias}.{self.pk}"
+        self._keys = [(c, f"{alias}.{c}") for c in self.columns]
+
+    def select(self) -> list:
+        return [self.table.field(c).as_(f"{self.alias}.{c}") for c in self.columns]
+
+    def build(self, row) -> Any:
+        """The instance in `row`, or None where an outer join found nothing."""
+        if row[self._pk_key] is None:
+            return None
+        return self.model._init_from_db(**{c: row[key] for c, key in self._keys})
+
+    def order(self, query):
+        return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
+
+
+@lru_cache(maxsize=None)
+def _source(model: type[Model], alias: str) -> _Source:
+    """One per (model, alias) and process: what it derives from the model does not change."""
+    return _Source(model, alias)
+
+
+async def read_cart(cart_id: str, *, stored_tax_lines: Callable[[Cart], bool]) -> CartRows | None:
+    """The live cart's rows, or None. `stored_tax_lines(cart)`: whether its stored tax lines are
+    wanted (they are not when its taxes are computed)."""
+    cart, sessions, counts = await _cart(cart_id)
+    if cart is None:
+        return None
+    discounts = await _discounts(cart) if counts["discounts"] else []
+    gift_cards = await _gift_cards(cart) if counts["gift_cards"] else []
+    with_taxes = stored_tax_lines(cart)
+    items, adjustments, item_lines = await _items(cart.id, amount_discount(discounts) is not None, with_taxes)
+    methods, method_lines = await _methods(cart.id, with_taxes) if counts["methods"] else ([], {})
+    return CartRows(
+        cart=cart, payment_sessions=sessions, discounts=discounts, gift_cards=gift_cards, items=items,
+        adjustments=adjustments, shipping_methods=methods, item_tax_lines=item_lines, method_tax_lines=method_lines,
+    )
+
+
+# The statements differ only by the cart id, so each shape is built by pypika once per process
+# (building one costs more CPU than running it) and then run with the id as its one parameter.
+_STATEMENTS: dict[tuple, str] = {}
+_MARK = "\x00cart-id\x00"
+
+
+async def _rows(shape: tuple, build: Callable[[str], Any], cart_id: str) -> list:
+    db = Cart._meta.db
+    key = (db.capabilities.dialect, *shape)
+    sql = _STATEMENTS.get(key)
+    if sql is None:
+        sql, params = build(_MARK).get_parameterized_sql()
+        if params != [_MARK]:  # the shape must take the id once, as a parameter
+            raise RuntimeError(f"cart statement {shape} has parameters {params!r}")
+        _STATEMENTS[key] = sql
+    _, rows = await db.execute_query(sql, [cart_id])
+    return rows
+
+
+def _query():
+    return Cart._meta.db.query_class
+
+
+async def _cart(cart_id: str) -> tuple[Cart | None, list[PaymentSession], dict[str, int]]:
+    c, r, ship, bill, channel, ps = (
+        _source(Cart, "c"), _source(Region, "r"), _source(Address, "sa"), _source(Address, "ba"),
+        _source(SalesChannel, "sc"), _source(PaymentSession, "ps"),
+    )
+    counted = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards"}
+
+    def build(cart_id: str):
+        query = (
+            _query().from_(c.table)
+            .join(r.table).on(r.table.id == c.table.region_id)
+            .left_join(ship.table).on(ship.table.id == c.table.shipping_address_id)
+            .left_join(bill.table).on(bill.table.id == c.table.billing_address_id)
+            .left_join(channel.table).on(channel.table.id == c.table.sales_channel_id)
+            .left_join(ps.table).on(ps.table.cart_id == c.table.id)
+            .select(*c.select(), *r.select(), *ship.select(), *bill.select(), *channel.select(), *ps.select())
+            .where((c.table.id == cart_id) & c.table.deleted_at.isnull())
+        )
+        for name, table_name in counted.items():  # each table's rows of this cart, by its `cart_id`
+            table = Table(table_name)
+            query = query.select(_query().from_(table).select(fn.Count("*")).where(table.cart_id == c.table.id)
+                                 .as_(f"n_{name}"))
+        return ps.order(query)
+
+    rows = await _rows(("cart",), build, cart_id)
+    if not rows:
+        return None, [], {}
+    cart = c.build(rows[0])
+    for source, attr in ((r, "region"), (ship, "shipping_address"), (bill, "billing_address"), (channel, "sales_channel")):
+        object.__setattr__(cart, f"_{attr}", source.build(rows[0]))
+    sessions = [s for s in (ps.build(row) for row in rows) if s is not None]
+    return cart, sessions, {name: rows[0][f"n_{name}"] for name in counted}
+
+
+async def _discounts(cart: Cart) -> list[Discount]:
+    return list(await cart.discounts.filter(deleted_at=None).select_related("rule").order_by("created_at", "id"))
+
+
+async def _gift_cards(cart: Cart) -> list[GiftCard]:
+    return list(await cart.gift_cards.filter(deleted_at=None).order_by("created_at", "id"))
+
+
+async def _items(cart_id: str, with_adjustments: bool, with_tax_lines: bool):
+    li, v, p = _source(LineItem, "li"), _source(ProductVariant, "v"), _source(Product, "p")
+    pf = _source(ShippingProfile, "pf")
+    a, t = _source(LineItemAdjustment, "a"), _source(LineItemTaxLine, "t")
+    children = [(source, "item_id") for source, wanted in ((a, with_adjustments), (t, with_tax_lines)) if wanted]
+
+    def build(cart_id: str):
+        query = (
+            _query().from_(li.table)
+            .left_join(v.table).on(v.table.id == li.table.variant_id)
+            .left_join(p.table).on(p.table.id == v.table.product_id)
+            .left_join(pf.table).on(pf.table.id == p.table.profile_id)
+            .select(*li.select(), *v.select(), *p.select(), *pf.select())
+            .where(li.table.cart_id == cart_id)
+        )
+        query = li.order(query)
+        for child, key in children:
+            query = child.order(
+                query.left_join(child.table).on(child.table.field(key) == li.table.id).select(*child.select())
+            )
+        return query
+
+    rows = await _rows(("items", with_adjustments, with_tax_lines), build, cart_id)
+    items: dict[str, LineItem] = {}
+    for row in rows:
+        if row["li.id"] in items:
+            continue
+        item = items[row["li.id"]] = li.build(row)
+        variant = v.build(row)
+        object.__setattr__(item, "_variant", variant)
+        if variant is not None:
+            product = p.build(row)
+            object.__setattr__(variant, "_product", product)
+            if product is not None:
+                object.__setattr__(product, "_profile", pf.build(row))
+    adjustments = _children(rows, "li.id", a, items) if with_adjustments else {i: [] for i in items}
+    tax_lines = _children(rows, "li.id", t, items) if with_tax_lines else {}
+    return list(items.values()), adjustments, tax_lines
+
+
+async def _methods(cart_id: str, with_tax_lines: bool):
+    m, o, t = _source(ShippingMethod, "m"), _source(ShippingOption, "o"), _source(ShippingMethodTaxLine, "t")
+
+    def build(cart_id: str):
+        query = m.order(
+            _query().from_(m.table)
+            .join(o.table).on(o.table.id == m.table.shipping_option_id)
+            .select(*m.select(), *o.select())
+            .where(m.table.cart_id == cart_id)
+        )
+        if with_tax_lines:
+            query = t.order(query.left_join(t.table).on(t.table.shipping_method_id == m.table.id).select(*t.select()))
+        return query
+
+    rows = await _rows(("methods", with_tax_lines), build, cart_id)
+    methods: dict[str, ShippingMethod] = {}
+    for row in rows:
+        if row["m.id"] not in methods:
+            method = methods[row["m.id"]] = m.build(row)
+            object.__setattr__(method, "_shipping_option", o.build(row))
+    tax_lines = _children(rows, "m.id", t, methods) if with_tax_lines else {}
+    return list(methods.values()), tax_lines
+
+
+def _children(rows: list, parent_key: str, child: _Source, parents: dict) -> dict[str, list]:
+    """Each parent's distinct children, in the order the rows bring them."""
+    out: dict[str, dict[str, Any]] = {pk: {} for pk in parents}
+    for row in rows:
+        found = child.build(row) if row[f"{child.alias}.{child.pk}"] not in out[row[parent_key]] else None
+        if found is not None:
+            out[row[parent_key]][found.pk] = found
+    return {pk: list(children.values()) for pk, children in out.items()}
+
+
+async def read_region_with_default_channel(region_id: str) -> tuple[Region | None, SalesChannel | None]:
+    """A live region and the store's live default sales channel, in one statement (creating a
+    cart needs both)."""
+    r, sc = _source(Region, "r"), _source(SalesChannel, "sc")
+    db = Cart._meta.db
+    key = (db.capabilities.dialect, "region+channel")
+    sql = _STATEMENTS.get(key)
+    if sql is None:
+        mark = "?" if db.capabilities.dialect == "sqlite" else "$1"
+        columns = ", ".join(
+            f'"{source.alias}"."{c}" AS "{source.alias}.{c}"' for source in (r, sc) for c in source.columns
+        )
+        sql = _STATEMENTS[key] = (
+            f'SELECT {columns} FROM "region" "r" LEFT JOIN "sales_channel" "sc" '
+            f'ON "sc"."id" = (SELECT "default_sales_channel_id" FROM "store" LIMIT 1) AND "sc"."deleted_at" IS NULL '
+            f'WHERE "r"."id" = {mark} AND "r"."deleted_at" IS NULL'
+        )
+    _, rows = await db.execute_query(sql, [region_id])
+    if not rows:
+        return None, None
+    return r.build(rows[0]), sc.build(rows[0])

@@ -1,0 +1,177 @@
+"""Cart and order totals, in one place, from rows already loaded (reference store §3.1).
+
+Everything is integer minor units. Tax rates are percentages (`25` or `12.5`) and are applied
+with exact fractions, rounding half up like JavaScript's `Math.round`, once per tax line as
+Medusa v1 does. Discount amounts come from `services.discounts.engine.allocate`, already whole
+units that add up to the discount, so `discount_total` needs no rounding of its own.
+
+Every amount computed here must fit a signed 64-bit integer (the BIGINT columns; the widest
+integer orjson writes): one that does not is InvalidData naming it. A change computes its totals
+before it commits (services/carts/view.py `load_checked_view`), so it rolls back instead of leaving a
+cart or order that could no longer be read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import floor
+
+from services.core.errors import InvalidData
+
+__all__ = [
+    "MAX_AMOUNT", "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
+    "ShippingTotals", "CartTotals",
+    "round_half_up", "tax_on", "item_totals", "shipping_totals", "cart_totals",
+]
+
+
+MAX_AMOUNT = 2**63 - 1  # minor units; amounts are BIGINT columns
+_MIN_AMOUNT = -(2**63)
+
+
+def check_amount(name: str, amount: int) -> int:
+    """`amount`, if it fits a signed 64-bit integer; else InvalidData naming it."""
+    if amount > MAX_AMOUNT:
+        raise InvalidData(f"{name} must not be greater than {MAX_AMOUNT}")
+    if amount < _MIN_AMOUNT:
+        raise InvalidData(f"{name} must not be less than {_MIN_AMOUNT}")
+    return amount
+
+
+def check_totals(totals, prefix: str = ""):
+    """The totals (a dataclass of amounts), if each fits; else InvalidData naming the first that does not."""
+    for name, value in vars(totals).items():
+        if isinstance(value, int):
+            check_amount(f"{prefix}{name}", value)
+    return totals
+
+
+def round_half_up(value: Fraction) -> int:
+    return floor(value + Fraction(1, 2))
+
+
+def tax_on(amount: int, rate: float) -> int:
+    """`amount × rate / 100`, rounded half up; the rate's decimal text is taken exactly (12.5, not
+    the float nearest to it)."""
+    if not rate or not amount:
+        return 0
+    return round_half_up(Fraction(amount) * Fraction(str(rate)) / 100)
+
+
+@dataclass(frozen=True)
+class ItemInput:
+    id: str
+    unit_price: int
+    quantity: int
+    tax_rates: tuple[float, ...] = ()  # one per tax line, percent
+    discount: int = 0  # this line's share of the cart's amount discount
+
+
+@dataclass(frozen=True)
+class ShippingInput:
+    id: str
+    price: int
+    tax_rates: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class GiftCardInput:
+    id: str
+    balance: int
+    tax_rate: float | None = None
+
+
+@dataclass(frozen=True)
+class ItemTotals:
+    subtotal: int
+    discount_total: int
+    tax_total: int
+    original_tax_total: int
+    total: int
+    original_total: int
+
+
+@dataclass(frozen=True)
+class ShippingTotals:
+    subtotal: int
+    tax_total: int
+    original_tax_total: int
+    total: int
+    original_total: int
+
+
+@dataclass(frozen=True)
+class CartTotals:
+    subtotal: int
+    discount_total: int
+    item_tax_total: int
+    shipping_total: int
+    shipping_tax_total: int
+    tax_total: int
+    gift_card_total: int
+    gift_card_tax_total: int
+    total: int
+    items: dict[str, ItemTotals] = field(default_factory=dict)
+    shipping_methods: dict[str, ShippingTotals] = field(default_factory=dict)
+
+
+def item_totals(item: ItemInput) -> ItemTotals:
+    subtotal = check_amount("unit_price × quantity", item.unit_price * item.quantity)
+    discount = min(item.discount, subtotal)
+    tax = sum(tax_on(subtotal - discount, r) for r in item.tax_rates)
+    original_tax = sum(tax_on(subtotal, r) for r in item.tax_rates)
+    return check_totals(ItemTotals(
+        subtotal=subtotal, discount_total=discount, tax_total=tax, original_tax_total=original_tax,
+        total=subtotal - discount + tax, original_total=subtotal + original_tax,
+    ), "item ")
+
+
+def shipping_totals(method: ShippingInput, free_shipping: bool = False) -> ShippingTotals:
+    """Medusa v1 rounds a method's tax once over all its tax lines (items round per line)."""
+    tax = round_half_up(sum((Fraction(method.price) * Fraction(str(r)) / 100 for r in method.tax_rates), Fraction(0)))
+    if free_shipping:
+        totals = ShippingTotals(subtotal=0, tax_total=0, original_tax_total=tax, total=0,
+                                original_total=method.price + tax)
+    else:
+        totals = ShippingTotals(subtotal=method.price, tax_total=tax, original_tax_total=tax,
+                                total=method.price + tax, original_total=method.price + tax)
+    return check_totals(totals, "shipping method ")
+
+
+def cart_totals(
+    items: list[ItemInput], shipping: list[ShippingInput] = (), gift_cards: list[GiftCardInput] = (), *,
+    free_shipping: bool = False, gift_cards_taxable: bool = True,
+) -> CartTotals:
+    by_item = {i.id: item_totals(i) for i in items}
+    by_method = {m.id: shipping_totals(m, free_shipping) for m in shipping}
+    subtotal = sum(t.subtotal for t in by_item.values())
+    discount_total = sum(t.discount_total for t in by_item.values())
+    item_tax = sum(t.tax_total for t in by_item.values())
+    shipping_total = sum(t.subtotal for t in by_method.values())
+    shipping_tax = sum(t.tax_total for t in by_method.values())
+    tax_total = item_tax + shipping_tax
+    if gift_cards_taxable:
+        gift_cardable = subtotal + shipping_total - discount_total
+    else:
+        gift_cardable = subtotal + shipping_total + tax_total - discount_total
+    gift_card_total = min(max(gift_cardable, 0), sum(g.balance for g in gift_cards))
+    gift_card_tax = _gift_card_tax(gift_cards, gift_cardable)
+    return check_totals(CartTotals(
+        subtotal=subtotal, discount_total=discount_total, item_tax_total=item_tax, shipping_total=shipping_total,
+        shipping_tax_total=shipping_tax, tax_total=tax_total, gift_card_total=gift_card_total,
+        gift_card_tax_total=gift_card_tax,
+        total=subtotal + shipping_total + tax_total - (gift_card_total + discount_total + gift_card_tax),
+        items=by_item, shipping_methods=by_method,
+    ))
+
+
+def _gift_card_tax(gift_cards: list[GiftCardInput], gift_cardable: int) -> int:
+    """The tax the cards' value carries: cards in cart order, each covering what is left."""
+    remaining, tax = gift_cardable, 0
+    for card in gift_cards:
+        taxable = min(remaining, card.balance)
+        if taxable > 0 and card.tax_rate is not None:
+            tax += tax_on(taxable, card.tax_rate)
+            remaining -= taxable
+    return tax

@@ -1,0 +1,1 @@
+"""The catalogue: products, collections and prices."""

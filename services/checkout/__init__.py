@@ -1,0 +1,1 @@
+"""Checkout: cart completion under an idempotency key, and placing the order."""

@@ -1,0 +1,361 @@
+"""Cart completion (reference store §3.5) with the idempotency contract of DESIGN.md.
+
+A completion moves through recovery points, each stage in its own transaction that first locks
+the cart row and commits together with the key's progress:
+
+    started            → the provider's tax lines are stored on the cart
+    tax_lines_created  → the selected payment session is authorized (a Payment row)
+    payment_authorized → the order is placed (services/checkout/placement.py)
+    finished           → the response is stored and replayed for the key
+
+Every stage first looks at the cart: a completed cart answers its order, an authorized payment
+is reused, so stages are safe to repeat, and two requests on one cart (with different keys, or
+none) end in one order. A stage that fails for a transient reason (the database or a gateway
+went away) lets the key go at its recovery point and asks the retry actor to go on; the client
+retrying the key, the actor, or the scheduler's sweep of stalled keys finishes it.
+
+The charge is what the shopper saw: the selected payment session's amount, which every change
+the shopper makes re-syncs (services/payments/sessions.py). A total that moved without them (a
+gift card's balance spent by another order, say) refuses the completion instead of re-pricing
+it, and a refusal at placing cancels the payment authorized for it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Protocol
+
+import orjson
+
+from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession
+from services.checkout import idempotency
+from services.carts.locks import lock_cart
+from services.payments.authorizations import cancel_authorization
+from services.carts.view import CartView, load_cart_view
+from services.core.db import atomic
+from services.orders.display_ids import next_display_id
+from services.core.errors import DomainError, InvalidData, NotAllowed
+from services.checkout.idempotency import Busy, Mismatch, Replay
+from services.checkout.placement import (
+    GiftCardBalanceChanged, InsufficientInventory, drop_tax_lines, place_order, store_tax_lines,
+)
+from services.payments import get_provider
+
+__all__ = [
+    "Answers", "Completion", "complete_cart", "resume_completion", "hand_over_stalled", "RETRY_ACTOR",
+    "TransientFailure", "STALLED_AFTER_SECONDS", "KEY_RETENTION_SECONDS",
+]
+
+log = logging.getLogger("commerce.checkout")
+
+RETRY_ACTOR = "retry_cart_completion"
+WAITING_STATUSES = ("pending", "requires_more")  # the shopper has more to do at the gateway
+STALLED_AFTER_SECONDS = 60.0  # an unfinished key untouched this long goes to the retry actor
+KEY_RETENTION_SECONDS = 24 * 3600.0
+
+
+class Answers(Protocol):
+    """How the web tier shows an order and a cart (the key stores exactly what was answered)."""
+
+    async def order(self, order_id: str) -> dict: ...
+
+    async def cart(self, cart_id: str) -> dict: ...
+
+
+@dataclass
+class Completion:
+    key: str
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+    replayed: bool = False
+
+
+class TransientFailure(Exception):
+    """A stage failed for a reason that is not the shopper's; the key waits at `recovery_point`."""
+
+    def __init__(self, key: str, recovery_point: str):
+        super().__init__(f"completion {key} stopped at {recovery_point}")
+        self.key = key
+        self.recovery_point = recovery_point
+
+
+@dataclass
+class _Final:
+    status: int
+    build: Callable[[Answers], Awaitable[Any]]
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+async def complete_cart(
+    cart_id: str, key_value: str | None, *, path: str, body: Any, answers: Answers, context: dict | None = None,
+) -> Completion:
+    """POST /store/carts/{id}/complete. Raises a DomainError the shopper can act on (the key is
+    let go, so the same key may be retried after fixing the cart) or TransientFailure."""
+    if key_value is not None and not 0 < len(key_value) <= idempotency.MAX_KEY_LENGTH:
+        raise InvalidData(f"Idempotency-Key must be 1 to {idempotency.MAX_KEY_LENGTH} characters")
+    state = await idempotency.begin(key_value, "POST", path, body, {"cart_id": cart_id, **(context or {})})
+    if isinstance(state, Mismatch):
+        return Completion(state.key, 422, {
+            "type": "invalid_data", "code": "idempotency_key_reused",
+            "message": f"Idempotency-Key {state.key} was already used for another request",
+        })
+    if isinstance(state, Busy):
+        return _busy(state)
+    if isinstance(state, Replay):
+        return Completion(state.key, state.status, state.body, replayed=True)
+    return await _run(state.key, cart_id, answers, ask_for_retry=True)
+
+
+async def resume_completion(key_id: str, answers: Answers) -> str:
+    """The retry actor's work: go on with an unfinished key. Answers what happened."""
+    key = await IdempotencyKey.get_or_none(id=key_id)
+    if key is None:
+        return "gone"
+    state = await idempotency.take(key)
+    if isinstance(state, Replay):
+        return "finished"
+    if isinstance(state, Busy):
+        return "busy"
+    cart_id = (state.key.request_params or {}).get("cart_id")
+    try:
+        await _run(state.key, cart_id, answers, ask_for_retry=False)  # a failure raises: the actor retries
+    except DomainError:
+        return "refused"
+    return "finished"
+
+
+async def hand_over_stalled(grace_seconds: float = STALLED_AFTER_SECONDS) -> int:
+    """The scheduler's sweep: completions left unfinished (their holder died, or every retry
+    so far failed) are handed to the retry actor again. Answers how many."""
+    from jobs.outbox import enqueue
+
+    keys = await idempotency.stalled(grace_seconds)
+    for key in keys:
+        await enqueue(RETRY_ACTOR, key.id)
+    return len(keys)
+
+
+def _busy(state: Busy) -> Completion:
+    return Completion(state.key, 409, {
+        "type": "conflict", "code": "idempotency_key_in_use",
+        "message": "A request with this Idempotency-Key is in progress. Retry with the same key shortly.",
+    }, headers={"Retry-After": str(state.retry_after)})
+
+
+async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_retry: bool) -> Completion:
+    stages = {"started": _store_tax_lines, "tax_lines_created": _authorize, "payment_authorized": _place}
+    try:
+        while True:
+            stage = stages.get(key.recovery_point)
+            if stage is None:
+                final = _Final(500, _const({"type": "unexpected_state", "message": "Unknown recovery point"}))
+            else:
+                final = await stage(key, cart_id)
+            if final is not None:
+                # As JSON text would carry it, so the first answer and every replay are the same.
+                body = orjson.loads(orjson.dumps(await final.build(answers)))
+                await idempotency.finish(key, final.status, body)
+                return Completion(key.idempotency_key, final.status, body)
+    except InsufficientInventory as refusal:
+        await _undo_authorization(cart_id)
+        body = {"errors": [
+            {"message": f"Variant with id: {v} does not have the required inventory", "type": "not_allowed",
+             "code": "insufficient_inventory"}
+            for v in refusal.variant_ids
+        ]}
+        await idempotency.finish(key, 409, body)
+        return Completion(key.idempotency_key, 409, body)
+    except DomainError as refusal:
+        # The shopper can fix this (select a session, drop a spent code): no answer is stored
+        # for the key, so the same key works once the cart is right.
+        if key.recovery_point == "payment_authorized":
+            await _undo_refused_placing(key, cart_id)
+        else:
+            await _forget_tax_lines(cart_id)
+        await idempotency.release(key, refused_status=400)
+        refusal.idempotency_key = key.idempotency_key
+        raise
+    except Exception as e:
+        log.warning("completion %s stopped at %s: %s", key.idempotency_key, key.recovery_point, e)
+        await _let_go(key, ask_for_retry)
+        raise TransientFailure(key.idempotency_key, key.recovery_point) from e
+
+
+def _const(body: Any) -> Callable[[Answers], Awaitable[Any]]:
+    async def build(answers: Answers) -> Any:
+        return body
+    return build
+
+
+def _order_answer(order_id: str) -> _Final:
+    async def build(answers: Answers) -> Any:
+        return {"type": "order", "data": await answers.order(order_id)}
+    return _Final(200, build)
+
+
+async def _completed(cart: Cart) -> _Final | None:
+    if cart.completed_at is None:
+        return None
+    order_id = await Order.filter(cart_id=cart.id).values_list("id", flat=True)
+    if not order_id:  # completed by something other than checkout (e.g. a swap): answer the cart
+        return _Final(200, lambda answers: _cart_answer(answers, cart.id))
+    return _order_answer(order_id[0])
+
+
+async def _cart_answer(answers: Answers, cart_id: str, **extra: Any) -> dict:
+    return {"data": await answers.cart(cart_id), **extra, "type": "cart"}
+
+
+async def _store_tax_lines(key: IdempotencyKey, cart_id: str) -> _Final | None:
+    async with atomic():
+        cart = await lock_cart(cart_id, editable=False)
+        if done := await _completed(cart):
+            return done
+        await store_tax_lines(await load_cart_view(cart.id, force_taxes=True))
+        await idempotency.advance(key, "tax_lines_created")
+    return None
+
+
+async def _authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
+    async with atomic():
+        cart = await lock_cart(cart_id, editable=False)
+        if done := await _completed(cart):
+            return done
+        if await _live_payment(cart) is None:
+            view = await load_cart_view(cart.id, force_taxes=True)
+            shown = _shown_total(view)
+            if shown is not None:
+                _refuse_a_changed_total(view, shown)
+            if view.totals.total > 0:
+                waiting = await _authorize_session(cart, view.payment_session, view.totals.total)
+                if waiting is not None:
+                    await drop_tax_lines(view)
+                    return _Final(200, lambda answers: _cart_answer(answers, cart_id, payment_status=waiting))
+            else:
+                await Cart.filter(id=cart.id).update(payment_authorized_at=_now())
+        await idempotency.advance(key, "payment_authorized")
+    return None
+
+
+async def _authorize_session(cart: Cart, session: PaymentSession | None, total: int) -> str | None:
+    """Authorize the selected session for `total`; None when authorized, else the status the
+    shopper must act on. The cart row is locked: one gateway call per cart at a time."""
+    if session is None:
+        raise NotAllowed("You cannot complete a cart without a payment session.")
+    status, data = await get_provider(session.provider_id).authorize(session)
+    session.status, session.data = status, data
+    await session.save(update_fields=["status", "data", "updated_at"])
+    if status in WAITING_STATUSES:
+        return status
+    if status != "authorized":
+        raise InvalidData("Cart payment not authorized")
+    payment = await Payment.create(
+        cart_id=cart.id, amount=total, currency_code=cart.region.currency_code, provider_id=session.provider_id,
+        data=data,
+    )
+    await Cart.filter(id=cart.id).update(payment_id=payment.id, payment_authorized_at=_now())
+    return None
+
+
+async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
+    if await Cart.filter(id=cart_id, completed_at__not_isnull=True).exists():
+        display_id = None  # no number is spent on a cart that already has its order
+    else:
+        display_id = await next_display_id()  # outside the transaction: see services/orders/display_ids.py
+    async with atomic():
+        cart = await lock_cart(cart_id, editable=False)
+        if done := await _completed(cart):
+            return done
+        if display_id is None:
+            raise RuntimeError("cart lost its completion while being placed")  # transient: retried
+        view = await load_cart_view(cart.id, force_taxes=True)
+        payment = await _live_payment(cart)
+        authorized = payment.amount if payment is not None else 0
+        if authorized != view.totals.total:
+            if _shown_total(view) != view.totals.total:
+                _refuse_a_changed_total(view, authorized)
+            # The shopper changed the cart after authorization (or the payment was canceled):
+            # authorize what they now see.
+            if payment is not None:
+                await cancel_authorization(cart.id, payment)
+            await idempotency.advance(key, "started")
+            return None
+        await store_tax_lines(view)
+        draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
+        order = await place_order(view, display_id, payment=payment, draft_order=draft)
+    return _order_answer(order.id)
+
+
+async def _live_payment(cart: Cart) -> Payment | None:
+    if cart.payment_id is None or cart.payment_authorized_at is None:
+        return None
+    return await Payment.get_or_none(id=cart.payment_id, canceled_at=None)
+
+
+def _shown_total(view: CartView) -> int | None:
+    """The total the shopper agreed to pay: the selected session's amount (None: no session)."""
+    session = view.payment_session
+    return session.amount if session is not None else None
+
+
+def _refuse_a_changed_total(view: CartView, shown: int) -> None:
+    total = view.totals.total
+    if total == shown:
+        return
+    if view.gift_cards and total > shown:
+        raise GiftCardBalanceChanged([card.code for card in view.gift_cards])
+    raise NotAllowed(
+        f"The cart's total is now {total}, not the {shown} its payment was set up for. Refresh the payment "
+        "sessions to pay the new total, then complete the cart again.", code="cart_total_changed",
+    )
+
+
+async def _undo_authorization(cart_id: str, key: IdempotencyKey | None = None) -> None:
+    """After a refusal at placing: release the payment and the tax lines (Medusa §3.5). With
+    `key`, the key goes back to its start, to authorize afresh once the cart is right."""
+    async with atomic():
+        cart = await lock_cart(cart_id, editable=False)
+        if cart.completed_at is not None:
+            return
+        payment = await _live_payment(cart)
+        if payment is not None:
+            await cancel_authorization(cart.id, payment)
+        await drop_tax_lines(await load_cart_view(cart.id))
+        if key is not None:
+            await idempotency.advance(key, "started")
+
+
+async def _undo_refused_placing(key: IdempotencyKey, cart_id: str) -> None:
+    try:
+        await _undo_authorization(cart_id, key)
+    except DomainError:
+        pass  # no such cart: nothing to release
+    except Exception as e:  # the gateway or the database is down: the stale-authorization sweep cancels it
+        log.warning("completion %s refused; its authorization is left for the sweep: %s", key.idempotency_key, e)
+
+
+async def _forget_tax_lines(cart_id: str) -> None:
+    try:
+        async with atomic():
+            cart = await lock_cart(cart_id, editable=False)
+            if cart.completed_at is None:
+                await drop_tax_lines(await load_cart_view(cart.id))
+    except DomainError:
+        pass  # no such cart: nothing stored
+
+
+async def _let_go(key: IdempotencyKey, ask_for_retry: bool) -> None:
+    from jobs.outbox import enqueue
+
+    try:
+        await idempotency.release(key)
+        if ask_for_retry:
+            await enqueue(RETRY_ACTOR, key.id)
+    except Exception as e:  # the database is down too: the scheduler's sweep finds the key later
+        log.warning("completion %s left for the sweep: %s", key.idempotency_key, e)

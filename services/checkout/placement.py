@@ -1,0 +1,175 @@
+"""Placing an order from a cart (reference store §3.5 "Order creation from cart"), inside the
+caller's transaction, with the cart's row already locked.
+
+Everything that must happen once happens here, in that one transaction: the order row (its cart
+is unique, so a second order for a cart cannot exist), stock taken by conditional UPDATEs, each
+discount's use counted by a conditional UPDATE, each gift card's balance lowered by a conditional
+UPDATE with a transaction row, the cart's lines and shipping methods handed to the order, the
+cart marked completed. A refusal (stock, discount limit, spent gift card) raises and the whole
+transaction rolls back; nothing is half-written.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from tortoise.expressions import F, Q
+
+from models import (
+    Cart, DraftOrder, GiftCard, GiftCardTransaction, LineItem, LineItemTaxLine, Order, Payment, ProductVariant,
+    ShippingMethod, ShippingMethodTaxLine,
+)
+from services.carts.view import CartView
+from services.discounts.engine import redeem
+from services.core.errors import InvalidData, NotAllowed
+from services.gift_cards.gift_cards import create_gift_card
+
+__all__ = [
+    "place_order", "InsufficientInventory", "GiftCardBalanceChanged", "reserve_inventory", "store_tax_lines",
+    "drop_tax_lines", "check_placeable",
+]
+
+
+class InsufficientInventory(NotAllowed):
+    """Some lines cannot be served from stock; `variant_ids` names them (Medusa's 409 body)."""
+
+    def __init__(self, variant_ids: list[str]):
+        super().__init__(
+            f"Variant with id: {variant_ids[0]} does not have the required inventory", code="insufficient_inventory"
+        )
+        self.variant_ids = variant_ids
+
+
+class GiftCardBalanceChanged(NotAllowed):
+    """The cart's gift cards no longer have the balance its total counted on (another order spent
+    it): the shopper looks at the new total before paying it, never charged it unasked."""
+
+    def __init__(self, codes: list[str]):
+        super().__init__(
+            f"Gift card {', '.join(codes)} no longer has the balance this cart counted on. Remove the gift card, "
+            "or refresh the payment sessions to pay the new total, then complete the cart again.",
+            code="gift_card_balance_changed",
+        )
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+async def store_tax_lines(view: CartView) -> None:
+    """Write the tax lines of `view` (loaded with forced taxes) as the cart's stored lines,
+    replacing any: what the order will show and be charged (reference §3.5 stage 1)."""
+    await drop_tax_lines(view)
+    await LineItemTaxLine.bulk_create([
+        LineItemTaxLine(item_id=item_id, rate=line.rate, name=line.name, code=line.code)
+        for item_id, lines in view.item_tax_lines.items() for line in lines
+    ])
+    await ShippingMethodTaxLine.bulk_create([
+        ShippingMethodTaxLine(shipping_method_id=method_id, rate=line.rate, name=line.name, code=line.code)
+        for method_id, lines in view.method_tax_lines.items() for line in lines
+    ])
+
+
+async def drop_tax_lines(view: CartView) -> None:
+    if view.items:
+        await LineItemTaxLine.filter(item_id__in=[i.id for i in view.items]).delete()
+    if view.shipping_methods:
+        await ShippingMethodTaxLine.filter(shipping_method_id__in=[m.id for m in view.shipping_methods]).delete()
+
+
+def check_placeable(view: CartView, payment: Payment | None) -> None:
+    """The reference's checks, in its order (existing order is the caller's business)."""
+    if not view.items:
+        raise InvalidData("Cannot create order from empty cart")
+    if view.cart.customer_id is None:
+        raise InvalidData("Cannot create an order from the cart without a customer")
+    if view.totals.total != 0 and (payment is None or payment.canceled_at is not None):
+        raise InvalidData("Cart payment not authorized")
+
+
+async def reserve_inventory(items: list[LineItem]) -> None:
+    """Take each line's quantity from its variant's stock, unless the variant does not track
+    stock or allows backorders. One conditional UPDATE per line: a concurrent checkout can never
+    take stock below zero. Raises InsufficientInventory naming every short variant."""
+    short: list[str] = []
+    # Rows are taken in variant-id order so two checkouts sharing variants cannot deadlock.
+    for item in sorted(items, key=lambda i: i.variant_id or ""):
+        variant = item.variant
+        if variant is None or not variant.manage_inventory or variant.allow_backorder:
+            continue
+        taken = await ProductVariant.filter(
+            Q(id=variant.id) & Q(manage_inventory=True) & Q(allow_backorder=False)
+            & Q(inventory_quantity__gte=item.quantity)
+        ).update(inventory_quantity=F("inventory_quantity") - item.quantity)
+        if not taken and not await ProductVariant.filter(
+            Q(id=variant.id) & (Q(manage_inventory=False) | Q(allow_backorder=True))
+        ).exists():
+            short.append(variant.id)
+    if short:
+        raise InsufficientInventory(short)
+
+
+async def place_order(
+    view: CartView, display_id: int, *, payment: Payment | None, payment_status: str = "awaiting",
+    draft_order: DraftOrder | None = None,
+) -> Order:
+    """The order of the cart in `view` (locked by the caller, not completed, with its tax lines
+    stored). `payment` is the authorized payment (None when nothing is to pay)."""
+    cart = view.cart
+    check_placeable(view, payment)
+    await reserve_inventory(view.items)
+    order = await Order.create(
+        display_id=display_id, cart_id=cart.id, customer_id=cart.customer_id, email=cart.email,
+        billing_address_id=cart.billing_address_id, shipping_address_id=cart.shipping_address_id,
+        region_id=cart.region_id, currency_code=cart.region.currency_code, payment_status=payment_status,
+        sales_channel_id=cart.sales_channel_id, metadata=cart.metadata or {},
+        draft_order_id=draft_order.id if draft_order else None,
+        no_notification=draft_order.no_notification_order if draft_order else None,
+        idempotency_key=cart.idempotency_key,
+    )
+    if payment is not None:
+        await Payment.filter(id=payment.id).update(order_id=order.id)
+    if view.discounts:
+        await order.discounts.add(*view.discounts)
+        await redeem(sorted(d.id for d in view.discounts))
+    await _spend_gift_cards(view, order)
+    await LineItem.filter(cart_id=cart.id).update(order_id=order.id)
+    await ShippingMethod.filter(cart_id=cart.id).update(order_id=order.id)
+    await _issue_bought_gift_cards(view, order)
+    await Cart.filter(id=cart.id).update(completed_at=_now())
+    if draft_order is not None:
+        await DraftOrder.filter(id=draft_order.id).update(status="completed", order_id=order.id, completed_at=_now())
+    return order
+
+
+async def _spend_gift_cards(view: CartView, order: Order) -> None:
+    """Take the cart's gift-card total from its cards in cart order, each as far as it goes."""
+    if not view.gift_cards:
+        return
+    await order.gift_cards.add(*view.gift_cards)
+    remaining = view.totals.gift_card_total
+    taxable = view.cart.region.gift_cards_taxable
+    for card in view.gift_cards:
+        amount = min(card.balance, remaining)
+        if amount <= 0:
+            continue
+        spent = await GiftCard.filter(id=card.id, balance__gte=amount, is_disabled=False).update(
+            balance=F("balance") - amount
+        )
+        if not spent:
+            raise GiftCardBalanceChanged([card.code])
+        await GiftCard.filter(id=card.id, balance=0).update(is_disabled=True)
+        await GiftCardTransaction.create(
+            gift_card_id=card.id, order_id=order.id, amount=amount, is_taxable=taxable,
+            tax_rate=card.tax_rate if taxable else None,
+        )
+        remaining -= amount
+
+
+async def _issue_bought_gift_cards(view: CartView, order: Order) -> None:
+    """A gift-card line becomes cards worth its unit price, one per unit, in the order's region."""
+    for item in view.items:
+        if item.is_giftcard:
+            for _ in range(item.quantity):
+                card = await create_gift_card(view.cart.region_id, item.unit_price)
+                await GiftCard.filter(id=card.id).update(order_id=order.id)

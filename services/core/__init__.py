@@ -1,0 +1,1 @@
+"""The shared core every area uses: transactions, domain errors, listing, tokens, limits."""

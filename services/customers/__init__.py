@@ -1,0 +1,1 @@
+"""Customers: accounts, addresses, groups and password reset."""

@@ -1,0 +1,1 @@
+"""Discounts: codes, rules, conditions and what they are worth to a cart."""

@@ -1,0 +1,1 @@
+"""Draft orders: orders staff build by hand, and their payment."""

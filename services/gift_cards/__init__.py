@@ -1,0 +1,1 @@
+"""Gift cards: issued, bought and spent."""

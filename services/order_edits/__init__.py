@@ -1,0 +1,1 @@
+"""Order edits: changes to a placed order that the shopper confirms."""

@@ -1,0 +1,1 @@
+"""Orders: reading, listing, totals, display ids and claims."""

@@ -1,0 +1,96 @@
+"""Finding orders: the back office's list, a customer's own list, and a shopper's look-up by
+display id and email (reference extra §6.1, store §1.4, §1.7, §3.11).
+
+A page costs a fixed number of statements: the page, its count, and the relations of
+services/orders/view.py read once for every order on it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from tortoise.expressions import Q
+from tortoise.queryset import QuerySet
+
+from services.core.errors import NotFound
+from services.core.listing import FindConfig, date_filters, find_page
+from services.orders.view import OrderView, load_views, orders_query
+
+__all__ = ["OrderFilter", "list_orders", "lookup_order"]
+
+_DISPLAY_ID = re.compile(r"^#?\s*(\d{1,9})$")
+
+
+@dataclass
+class OrderFilter:
+    q: str | None = None
+    id: list[str] = field(default_factory=list)
+    status: list[str] = field(default_factory=list)
+    fulfillment_status: list[str] = field(default_factory=list)
+    payment_status: list[str] = field(default_factory=list)
+    display_id: int | None = None
+    cart_id: str | None = None
+    customer_id: str | None = None
+    email: str | None = None
+    region_id: list[str] = field(default_factory=list)
+    currency_code: str | None = None
+    tax_rate: float | None = None
+    sales_channel_id: list[str] = field(default_factory=list)
+    created_at: dict[str, datetime | None] | None = None
+    updated_at: dict[str, datetime | None] | None = None
+    canceled_at: dict[str, datetime | None] | None = None
+
+
+def _filtered(f: OrderFilter) -> QuerySet:
+    qs = orders_query().filter(
+        **date_filters(created_at=f.created_at, updated_at=f.updated_at, canceled_at=f.canceled_at)
+    )
+    for column in ("id", "status", "fulfillment_status", "payment_status", "region_id", "sales_channel_id"):
+        if getattr(f, column):
+            qs = qs.filter(**{f"{column}__in": getattr(f, column)})
+    plain = {
+        "display_id": f.display_id, "cart_id": f.cart_id, "customer_id": f.customer_id, "tax_rate": f.tax_rate,
+        "email__iexact": f.email.strip() if f.email else None,
+        "currency_code": f.currency_code.lower() if f.currency_code else None,
+    }
+    qs = qs.filter(**{k: v for k, v in plain.items() if v is not None})
+    if f.q:
+        qs = qs.filter(_search(f.q.strip()))
+    return qs
+
+
+def _search(q: str) -> Q:
+    """`q` over the order's email, its shipping first name and its customer's names and phone,
+    or its number (`1042` or `#1042`). Unlike Medusa v1, an order without a customer or a
+    shipping address can match, and the other filters still apply."""
+    found = (
+        Q(email__icontains=q) | Q(shipping_address__first_name__icontains=q) | Q(customer__first_name__icontains=q)
+        | Q(customer__last_name__icontains=q) | Q(customer__phone__icontains=q)
+    )
+    number = _DISPLAY_ID.match(q)
+    return found | Q(display_id=int(number.group(1))) if number else found
+
+
+async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderView], int]:
+    """One page of orders with their relations and totals, and the total count."""
+    orders, count = await find_page(_filtered(f), replace(config, relations=()))
+    return await load_views(orders), count
+
+
+async def lookup_order(display_id: int, email: str, postal_code: str | None = None) -> OrderView:
+    """The order with that number and email (and shipping postal code, when given: Medusa v1
+    accepts it and ignores it). Anything else is the same NotFound, which tells nothing."""
+    order = await orders_query().filter(display_id=display_id, email__iexact=email.strip()).first()
+    if order is None or (postal_code is not None and not _same_postal_code(order, postal_code)):
+        raise NotFound("Not Found")
+    return (await load_views([order]))[0]
+
+
+def _same_postal_code(order, postal_code: str) -> bool:
+    # Spaces and case do not make a different code: "SW1A 1AA" is "sw1a1aa".
+    address = order.shipping_address
+    if address is None or address.postal_code is None:
+        return False
+    return "".join(address.postal_code.split()).casefold() == "".join(postal_code.split()).casefold()

@@ -1,0 +1,101 @@
+"""Order totals (reference extra §6.3, store §3.1 "Orders use the same algorithm"), on top of the
+cart arithmetic of services/carts/totals.py, from rows already loaded.
+
+What differs from a cart: taxes always come from the tax lines stored at completion (or from
+`order.tax_rate` for an order that has one); a line counts net of what was returned; gift cards
+count by what the order actually took from them (its gift card transactions), and the tax those
+cards carried is taken off `tax_total`; payments give `paid_total` and `refunded_total`.
+Everything is integer minor units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from services.carts.totals import (
+    ItemInput, ItemTotals, ShippingInput, ShippingTotals, cart_totals, check_totals, round_half_up,
+)
+
+__all__ = ["TransactionInput", "PaymentInput", "OrderTotals", "order_totals", "TOTAL_KEYS"]
+
+# The order's top-level totals, in Medusa v1's order of keys.
+TOTAL_KEYS = (
+    "shipping_total", "discount_total", "tax_total", "refunded_total", "total", "subtotal", "paid_total",
+    "refundable_amount", "gift_card_total", "gift_card_tax_total", "item_tax_total", "shipping_tax_total",
+)
+
+
+@dataclass(frozen=True)
+class TransactionInput:
+    """What one gift card gave to the order."""
+
+    amount: int
+    tax_rate: float | None  # percent, as recorded with the transaction
+    is_taxable: bool | None  # None: recorded before taxability was; see _gift_card_totals
+    card_tax_rate: float | None = None  # the card's own rate, for those old transactions
+
+
+@dataclass(frozen=True)
+class PaymentInput:
+    amount: int
+    amount_refunded: int = 0
+    canceled: bool = False
+
+
+@dataclass(frozen=True)
+class OrderTotals:
+    subtotal: int
+    discount_total: int
+    shipping_total: int
+    item_tax_total: int
+    shipping_tax_total: int
+    tax_total: int  # item and shipping tax, less the tax the gift cards carried
+    gift_card_total: int
+    gift_card_tax_total: int
+    total: int
+    paid_total: int
+    refunded_total: int
+    refundable_amount: int
+    items: dict[str, ItemTotals] = field(default_factory=dict)
+    refundable: dict[str, int] = field(default_factory=dict)  # by item id: what a refund of the line may give
+    shipping_methods: dict[str, ShippingTotals] = field(default_factory=dict)
+
+
+def order_totals(
+    items: list[ItemInput], shipping: list[ShippingInput], transactions: list[TransactionInput],
+    payments: list[PaymentInput], *, free_shipping: bool = False, gift_cards_taxable: bool = True,
+    region_tax_rate: float = 0,
+) -> OrderTotals:
+    """`items` carry their quantity net of returns and their stored tax rates."""
+    base = cart_totals(items, shipping, free_shipping=free_shipping, gift_cards_taxable=gift_cards_taxable)
+    gift_card_total, gift_card_tax = _gift_card_totals(transactions, gift_cards_taxable, region_tax_rate)
+    tax_total = base.tax_total - gift_card_tax
+    # A canceled payment paid nothing (Medusa v1 still adds it in); refunds are kept on the payments.
+    paid = sum(p.amount for p in payments if not p.canceled)
+    refunded = sum(p.amount_refunded or 0 for p in payments)
+    return check_totals(OrderTotals(
+        subtotal=base.subtotal, discount_total=base.discount_total, shipping_total=base.shipping_total,
+        item_tax_total=base.item_tax_total, shipping_tax_total=base.shipping_tax_total, tax_total=tax_total,
+        gift_card_total=gift_card_total, gift_card_tax_total=gift_card_tax,
+        total=base.subtotal + base.shipping_total + tax_total - (gift_card_total + base.discount_total),
+        paid_total=paid, refunded_total=refunded, refundable_amount=paid - refunded,
+        items=base.items, refundable={item_id: t.total for item_id, t in base.items.items()},
+        shipping_methods=base.shipping_methods,
+    ))
+
+
+def _gift_card_totals(
+    transactions: list[TransactionInput], gift_cards_taxable: bool, region_tax_rate: float,
+) -> tuple[int, int]:
+    """Σ amounts, and their tax rounded as it accumulates (Medusa v1's order). A transaction
+    recorded without `is_taxable` predates taxable gift cards: it is taxed at its card's rate, or
+    the region's when the region's gift cards are taxable."""
+    total, tax = 0, 0
+    for t in transactions:
+        rate = t.tax_rate or 0
+        if t.is_taxable is None and (gift_cards_taxable or t.card_tax_rate):
+            rate = t.card_tax_rate if t.card_tax_rate is not None else region_tax_rate
+        total += t.amount
+        tax = round_half_up(tax + Fraction(t.amount) * Fraction(str(rate or 0)) / 100)
+    return total, tax

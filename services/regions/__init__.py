@@ -1,0 +1,1 @@
+"""Regions: where the store sells, its currencies and taxes."""

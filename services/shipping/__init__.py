@@ -1,0 +1,1 @@
+"""Shipping options and methods."""

@@ -1,0 +1,160 @@
+"""Shipping for the storefront: the options a shopper may choose (reference extra §4) and the
+shipping method a cart gets from one (reference store §3.6).
+
+Prices are minor units. An option's price comes from its fulfillment provider: a flat rate is
+the option's `amount`; a calculated price needs a provider able to compute it, and the only
+provider this store has (`manual`) cannot, so such options are left out for carts and refused.
+A new shipping method re-syncs the cart's payment sessions (reference store §3.4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tortoise.query_utils import Prefetch
+
+from models import Cart, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
+from services.carts.locks import can_hold_id, lock_cart
+from services.carts.view import CartView, load_checked_view
+from services.core.db import atomic
+from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.payments.sessions import resync_payment_sessions
+from services.catalog.pricing import tax_on
+from services.regions.taxes import TaxLine, load_overrides, option_lines
+
+__all__ = [
+    "PricedOption", "list_shipping_options", "cart_shipping_options", "add_shipping_method", "option_price",
+    "meets_requirements",
+]
+
+
+@dataclass
+class PricedOption:
+    option: ShippingOption  # with requirements (and profile, for a cart)
+    amount: int | None
+    tax_rates: list[TaxLine]
+    tax_amount: int
+    price_incl_tax: int
+
+
+def _priceable(option: ShippingOption) -> bool:
+    return option.price_type == "flat_rate"
+
+
+def option_price(option: ShippingOption) -> int:
+    """The price of shipping with `option` (minor units)."""
+    if not _priceable(option):
+        raise NotAllowed(f"The fulfillment provider {option.provider_id} cannot calculate the price of this option")
+    return option.amount or 0
+
+
+def meets_requirements(option: ShippingOption, subtotal: int) -> bool:
+    """The option's live requirements against the cart's item subtotal (before discounts and taxes):
+    at least `min_subtotal`, below `max_subtotal`."""
+    for requirement in option.requirements.related_objects:
+        if requirement.type == "min_subtotal" and subtotal < requirement.amount:
+            return False
+        if requirement.type == "max_subtotal" and subtotal >= requirement.amount:
+            return False
+    return True
+
+
+def _with_requirements(qs):
+    return qs.prefetch_related(
+        Prefetch("requirements", queryset=ShippingOptionRequirement.filter(deleted_at=None).order_by("id"))
+    )
+
+
+async def _priced(options: list[ShippingOption]) -> list[PricedOption]:
+    """Each option with the tax keys of reference extra §4: its rates when its region taxes
+    automatically (its own overrides, else the region's rate), none otherwise."""
+    region_ids = {o.region_id for o in options}
+    regions = {r.id: r for r in await Region.filter(id__in=region_ids)} if region_ids else {}
+    automatic = [rid for rid, r in regions.items() if r.automatic_taxes]
+    rates = list(await TaxRate.filter(region_id__in=automatic)) if automatic else []
+    overrides = await load_overrides(rates, option_ids=[o.id for o in options if o.region_id in automatic])
+    out = []
+    for option in options:
+        amount = option.amount
+        region = regions.get(option.region_id)
+        lines = option_lines(region, overrides, option.id) if region and region.automatic_taxes else []
+        tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines])
+        out.append(PricedOption(option, amount, lines, tax, (amount or 0) + tax))
+    return out
+
+
+async def list_shipping_options(
+    region_id: str | None = None, is_return: bool | None = None, product_ids: list[str] | None = None,
+) -> list[PricedOption]:
+    """Options a customer may see: never admin-only ones; narrowed to a region, to return or
+    outbound options, and to the shipping profiles of some products, when asked."""
+    qs = ShippingOption.filter(deleted_at=None, admin_only=False, region__deleted_at=None)
+    if region_id is not None:
+        qs = qs.filter(region_id=region_id)
+    if is_return is not None:
+        qs = qs.filter(is_return=is_return)
+    if product_ids:
+        profiles = await Product.filter(id__in=product_ids, deleted_at=None).values_list("profile_id", flat=True)
+        qs = qs.filter(profile_id__in=[p for p in profiles if p])
+    options = await _with_requirements(qs.order_by("created_at", "id"))
+    return await _priced(list(options))
+
+
+async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
+    """The options a cart can be shipped with: outbound, in its region, for the shipping profile
+    of one of its products, whose requirements its subtotal meets and whose price is known."""
+    cart = await Cart.filter(id=cart_id, deleted_at=None).first() if can_hold_id(cart_id) else None
+    if cart is None:
+        raise NotFound(f"Cart with {cart_id} was not found")
+    items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
+    profiles = {i.variant.product.profile_id for i in items if i.variant is not None and i.variant.product.profile_id}
+    if not profiles:
+        return []
+    subtotal = sum(i.unit_price * i.quantity for i in items)
+    options = await _with_requirements(
+        ShippingOption.filter(
+            deleted_at=None, admin_only=False, is_return=False, region_id=cart.region_id, profile_id__in=profiles,
+        ).order_by("created_at", "id").select_related("profile")
+    )
+    fitting = [o for o in options if _priceable(o) and meets_requirements(o, subtotal)]
+    return await _priced(fitting)
+
+
+async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartView:
+    """Ship the cart with this option: at most one method per shipping profile, so a method of
+    the same profile is replaced. Free shipping on the cart stores a price of 0."""
+    async with atomic():
+        cart = await lock_cart(cart_id)
+        option = None
+        if len(option_id) <= ShippingOption._meta.fields_map["id"].max_length:
+            option = await _with_requirements(ShippingOption.filter(id=option_id, deleted_at=None)).first()
+        if option is None:
+            raise NotFound(f"Shipping Option with {option_id} was not found")
+        _check_available(option, cart.region_id)
+        items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
+        if not meets_requirements(option, sum(i.unit_price * i.quantity for i in items)):
+            raise NotAllowed("The Cart does not satisfy the shipping option's requirements")
+        price = option_price(option)
+        if await cart.discounts.filter(deleted_at=None, rule__type="free_shipping").exists():
+            price = 0
+        methods = await ShippingMethod.filter(cart_id=cart.id).select_related("shipping_option")
+        same_profile = [m.id for m in methods if m.shipping_option.profile_id == option.profile_id]
+        if same_profile:
+            await ShippingMethod.filter(id__in=same_profile).delete()
+        await ShippingMethod.create(cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {})
+        shipped = {m.shipping_option.profile_id for m in methods if m.id not in same_profile} | {option.profile_id}
+        for item in items:
+            has_shipping = item.variant is not None and item.variant.product.profile_id in shipped
+            if item.has_shipping != has_shipping:
+                item.has_shipping = has_shipping
+                await item.save(update_fields=["has_shipping", "updated_at"])
+        await resync_payment_sessions(cart)
+        return await load_checked_view(cart_id)
+
+
+def _check_available(option: ShippingOption, region_id: str) -> None:
+    if option.region_id != region_id:
+        raise InvalidData("The shipping option is not available in the cart's region")
+    # Medusa v1 lets a storefront pick these; they are the back office's and the returns'.
+    if option.admin_only or option.is_return:
+        raise NotAllowed("The shipping option is not available for this cart")

@@ -1,0 +1,1 @@
+"""The store itself: its defaults, the demo seed and scheduled maintenance."""

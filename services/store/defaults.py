@@ -1,0 +1,66 @@
+"""The store's start-up defaults: reference data, the store row, providers, profiles, channel.
+
+Idempotent, like Medusa v1's loader: run by `commerce migrate` and before seeding.
+"""
+
+from __future__ import annotations
+
+from models import (
+    Country, Currency, FulfillmentProvider, PaymentProvider, SalesChannel, ShippingProfile, Store,
+    TaxProvider,
+)
+from models.data.countries import COUNTRIES
+from models.data.currencies import CURRENCIES
+from services.core.db import atomic
+from services.orders.display_ids import ensure_sequence
+
+__all__ = ["ensure_defaults", "get_store", "BUILTIN_PAYMENT_PROVIDERS", "BUILTIN_FULFILLMENT_PROVIDERS"]
+
+BUILTIN_PAYMENT_PROVIDERS = ("system", "manual")
+BUILTIN_FULFILLMENT_PROVIDERS = ("manual",)
+BUILTIN_TAX_PROVIDERS = ("system",)
+
+
+async def ensure_defaults() -> Store:
+    async with atomic():
+        have = set(await Currency.all().values_list("code", flat=True))
+        await Currency.bulk_create(
+            [Currency(code=c, symbol=s, symbol_native=n, name=name) for c, s, n, name in CURRENCIES if c not in have]
+        )
+        have = set(await Country.all().values_list("iso_2", flat=True))
+        await Country.bulk_create(
+            [
+                Country(iso_2=i2, iso_3=i3, num_code=num, name=name, display_name=display)
+                for i2, i3, num, name, display in COUNTRIES
+                if i2 not in have
+            ]
+        )
+        for model, ids in (
+            (PaymentProvider, BUILTIN_PAYMENT_PROVIDERS),
+            (FulfillmentProvider, BUILTIN_FULFILLMENT_PROVIDERS),
+            (TaxProvider, BUILTIN_TAX_PROVIDERS),
+        ):
+            for provider_id in ids:
+                await model.get_or_create(id=provider_id, defaults={"is_installed": True})
+        for name, kind in (("Default Shipping Profile", "default"), ("Gift Card Profile", "gift_card")):
+            if not await ShippingProfile.filter(type=kind, deleted_at=None).exists():
+                await ShippingProfile.create(name=name, type=kind)
+        await ensure_sequence()
+        store = await Store.first()
+        if store is None:
+            store = await Store.create(name="Medusa Store", default_currency_code="usd")
+            await store.currencies.add(await Currency.get(code="usd"))
+        if store.default_sales_channel_id is None:
+            channel = await SalesChannel.create(
+                name="Default Sales Channel", description="Created by Medusa", is_disabled=False
+            )
+            store.default_sales_channel_id = channel.id
+            await store.save(update_fields=["default_sales_channel_id", "updated_at"])
+        return store
+
+
+async def get_store() -> Store:
+    store = await Store.first()
+    if store is None:
+        store = await ensure_defaults()
+    return store

@@ -1,0 +1,1 @@
+"""Back-office users and the applications that act for them."""

@@ -1,0 +1,132 @@
+"""Notification providers: SMTP against a real local SMTP server (aiosmtpd), the recording default,
+and the delivery that records each outcome on the notification row without the token."""
+
+import logging
+from email import message_from_string
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
+
+from models import Customer, Notification, OneTimeToken
+from services import notifications
+from services.notifications import OutgoingMessage
+from services.notifications.delivery import deliver
+from services.notifications.record import RecordProvider
+from services.notifications.smtp import SmtpProvider
+from services.customers.password_reset import request_password_reset, reset_password
+from services.core.passwords import hash_password
+from tests.conftest import SETTINGS, _free_port, settings
+
+
+class Inbox:
+    """An aiosmtpd handler that keeps what it receives, and who signed in to send it."""
+
+    def __init__(self):
+        self.received: list[tuple[str, list[str], str, str | None]] = []
+
+    async def handle_DATA(self, server, session, envelope):
+        login = session.auth_data.decode() if session.authenticated else None
+        self.received.append((envelope.mail_from, envelope.rcpt_tos, envelope.content.decode(), login))
+        return "250 Message accepted"
+
+
+def _only_jane(server, session, envelope, mechanism, auth_data):
+    ok = (auth_data.login, auth_data.password) == (b"jane", b"mail-secret")
+    return AuthResult(success=ok, handled=False, auth_data=auth_data.login if ok else None)
+
+
+@pytest.fixture
+def smtp_server():
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=_free_port(), authenticator=_only_jane,
+                            auth_require_tls=False)
+    controller.start()
+    yield controller, inbox
+    controller.stop()
+    notifications.configure(SETTINGS)  # back to the recording default for later tests
+
+
+MESSAGE = OutgoingMessage("customer.password_reset", "jane@example.com", "Reset your password",
+                          "Open https://shop.example/reset-password?token=s3cret", {"token": "s3cret"}, ("s3cret",))
+
+
+async def test_smtp_provider_delivers_to_a_real_smtp_server_with_credentials(smtp_server):
+    controller, inbox = smtp_server
+    provider = SmtpProvider("127.0.0.1", controller.port, username="jane", password="mail-secret", tls="none",
+                            sender="shop@example.com")
+    await provider.send(MESSAGE)
+    [(sender, recipients, content, login)] = inbox.received
+    assert (sender, recipients, login) == ("shop@example.com", ["jane@example.com"], "jane")
+    email = message_from_string(content)
+    assert email["Subject"] == "Reset your password" and email["From"] == "shop@example.com"
+    assert "reset-password?token=s3cret" in email.get_payload(decode=True).decode()
+
+
+async def test_smtp_provider_raises_when_the_server_refuses_or_is_gone(smtp_server):
+    controller, _ = smtp_server
+    wrong = SmtpProvider("127.0.0.1", controller.port, username="jane", password="nope", tls="none")
+    with pytest.raises(Exception, match="535|uthentication"):
+        await wrong.send(MESSAGE)
+    gone = SmtpProvider("127.0.0.1", _free_port(), tls="none", timeout=2)
+    with pytest.raises(OSError):
+        await gone.send(MESSAGE)
+
+
+async def test_a_reset_sent_by_smtp_carries_a_link_whose_token_resets_the_password(smtp_server):
+    controller, inbox = smtp_server
+    notifications.configure(settings(smtp_host="127.0.0.1", smtp_port=controller.port, smtp_tls="none",
+                                     smtp_username="jane", smtp_password="mail-secret",
+                                     storefront_url="https://shop.example/"))
+    customer = await Customer.create(email="jane@example.com", has_account=True, password_hash=hash_password("old"))
+    await request_password_reset("Jane@Example.com")
+    [note] = await Notification.all()
+    assert (await deliver(note.id, max_attempts=1))["provider_id"] == "smtp"
+
+    [(_, _, content, _)] = inbox.received
+    body = message_from_string(content).get_payload(decode=True).decode()
+    link = next(word for word in body.split() if word.startswith("https://shop.example/reset-password?"))
+    query = parse_qs(urlparse(link).query)
+    assert query["email"] == ["jane@example.com"]
+    await reset_password("jane@example.com", query["token"][0], "new-password")
+    note = await Notification.get(id=note.id)
+    assert note.status == "sent" and note.provider_id == "smtp" and query["token"][0] not in note.body
+    assert (await Customer.get(id=customer.id)).password_hash != customer.password_hash
+
+
+async def test_the_smtp_provider_is_chosen_when_smtp_host_is_set():
+    assert isinstance(notifications.provider_for(settings(smtp_host="mail.example")), SmtpProvider)
+    assert isinstance(notifications.provider_for(settings(smtp_host=None)), RecordProvider)
+
+
+async def test_the_recording_provider_logs_the_message_without_its_token(caplog):
+    provider = RecordProvider()
+    with caplog.at_level(logging.INFO, logger="commerce.notifications"):
+        await provider.send(MESSAGE)
+    assert "Reset your password" in caplog.text and "jane@example.com" in caplog.text
+    assert "s3cret" not in caplog.text and "[token]" in caplog.text
+    assert provider.delivered[-1] is MESSAGE and "s3cret" not in repr(MESSAGE)
+
+
+async def test_a_failed_send_is_recorded_and_leaves_no_usable_token(monkeypatch):
+    class Down:
+        id = "down"
+
+        async def send(self, message):
+            raise ConnectionRefusedError("mail server unreachable")
+
+    monkeypatch.setattr(notifications, "_provider", Down())
+    await Customer.create(email="jane@example.com", has_account=True, password_hash=hash_password("old"))
+    await request_password_reset("jane@example.com")
+    [note] = await Notification.all()
+    with pytest.raises(ConnectionRefusedError):
+        await deliver(note.id, max_attempts=2)
+    note = await Notification.get(id=note.id)
+    assert (note.status, note.attempts, note.provider_id) == ("pending", 1, "down")
+    assert note.last_error == "ConnectionRefusedError: mail server unreachable"
+    with pytest.raises(ConnectionRefusedError):
+        await deliver(note.id, max_attempts=2)
+    note = await Notification.get(id=note.id)
+    assert (note.status, note.attempts) == ("failed", 2)
+    assert await OneTimeToken.all().count() == 0
