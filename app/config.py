@@ -51,6 +51,7 @@ class Settings:
     env: str = "development"
     database_url: str = "sqlite://commerce.sqlite3"
     redis_url: str | None = None
+    redis_namespace: str = "commerce"  # prefix of every Redis key (queues, sessions, counters)
     cookie_secret: str = DEFAULT_SECRET
     jwt_secret: str = DEFAULT_SECRET
     store_cors: tuple[str, ...] = ("http://localhost:8000", "http://127.0.0.1:8000")
@@ -123,6 +124,7 @@ class Settings:
             env=env,
             database_url=e.get("DATABASE_URL") or cls.database_url,
             redis_url=e.get("REDIS_URL") or None,
+            redis_namespace=e.get("REDIS_NAMESPACE") or cls.redis_namespace,
             cookie_secret=e.get("COOKIE_SECRET") or DEFAULT_SECRET,
             jwt_secret=e.get("JWT_SECRET") or DEFAULT_SECRET,
             store_cors=_list(e.get("STORE_CORS")) or cls.store_cors,

@@ -102,7 +102,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
 
             app.ctx.redis = aioredis.from_url(settings.redis_url, socket_connect_timeout=2)
         if not hasattr(app.ctx, "sessions"):
-            app.ctx.sessions = session_store(app.ctx.redis)
+            app.ctx.sessions = session_store(app.ctx.redis, settings.redis_namespace)
         if manage_orm:
             # What start-up made (modules, routes, models) lives as long as the process: keep it
             # out of the collector's full passes, which otherwise stall requests for milliseconds.
@@ -119,5 +119,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     return app
 
 
-def session_store(redis_client) -> SessionStore:
-    return RedisSessionStore(redis_client) if redis_client is not None else DatabaseSessionStore()
+def session_store(redis_client, namespace: str = "commerce") -> SessionStore:
+    if redis_client is None:
+        return DatabaseSessionStore()
+    return RedisSessionStore(redis_client, prefix=f"{namespace}:sess:")

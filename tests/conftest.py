@@ -3,7 +3,8 @@
     TEST_BACKEND=sqlite   (default) SQLite file + Dramatiq's in-memory broker
     TEST_BACKEND=postgres PostgreSQL (TEST_DATABASE_URL) + Redis (TEST_REDIS_URL)
 
-`scripts/test` runs both. Each session gets a fresh database built by the real migrations;
+`python -m tests` runs both. Each session gets a fresh database built by the real migrations and
+a Redis namespace of its own (two runs on one machine do not meet), both removed at the end;
 each test starts from the store's defaults only.
 """
 
@@ -15,7 +16,9 @@ import os
 os.environ.setdefault("COMMERCE_SCRYPT_LOGN", "4")
 
 import asyncio  # noqa: E402
+import atexit  # noqa: E402
 import logging  # noqa: E402
+import shutil  # noqa: E402
 import socket  # noqa: E402
 import tempfile  # noqa: E402
 import uuid  # noqa: E402
@@ -37,24 +40,32 @@ REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
 JWT_SECRET = "test-jwt-secret-of-a-production-length-0123"
+RUN_ID = uuid.uuid4().hex[:12]
+# Every key of this run in Redis starts with it; processes the tests start inherit it.
+os.environ["REDIS_NAMESPACE"] = NAMESPACE = f"commerce-test-{RUN_ID}"
+
+
+def _temp_dir(prefix: str, where: str | None = None) -> str:
+    path = tempfile.mkdtemp(prefix=prefix, dir=where)
+    atexit.register(shutil.rmtree, path, True)  # gone with the run, however it ends
+    return path
 
 
 def _settings() -> Settings:
     if BACKEND == "postgres":
-        name = f"commerce_test_{uuid.uuid4().hex[:12]}"
-        url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-        return Settings(database_url=url, redis_url=REDIS_URL, outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET,
-                        auth_cache_seconds=0.0)
+        url = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/commerce_test_{RUN_ID}"
+        return Settings(database_url=url, redis_url=REDIS_URL, redis_namespace=NAMESPACE, outbox_grace_seconds=0.0,
+                        jwt_secret=JWT_SECRET, auth_cache_seconds=0.0)
     # On a RAM disk where there is one: a test database need not survive a power cut.
     ram = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    path = os.path.join(tempfile.mkdtemp(prefix="commerce-test-", dir=ram), "test.sqlite3")
+    path = os.path.join(_temp_dir("commerce-test-", ram), "test.sqlite3")
     return Settings(database_url=f"sqlite://{path}", outbox_grace_seconds=0.0, jwt_secret=JWT_SECRET,
-                        auth_cache_seconds=0.0)
+                    auth_cache_seconds=0.0)
 
 
 SETTINGS = _settings()
 # Stored files (uploads, imports, exports) go to a directory of this session, never ./uploads.
-SETTINGS = replace(SETTINGS, file_storage_dir=tempfile.mkdtemp(prefix="commerce-test-files-"))
+SETTINGS = replace(SETTINGS, file_storage_dir=_temp_dir("commerce-test-files-"))
 files.configure(SETTINGS)
 notifications.configure(SETTINGS)  # the recording provider (no SMTP_HOST in the test settings)
 BROKER = setup_broker(SETTINGS)
@@ -104,13 +115,21 @@ async def database():
     await Tortoise.init(config=SETTINGS.tortoise_config(), _enable_global_fallback=True)
     await ensure_defaults()
     _STATE["defaults"] = await snapshots.take()
-    if BACKEND == "postgres":
-        import redis
-
-        redis.Redis.from_url(REDIS_URL).flushdb()
     yield SETTINGS
     await Tortoise.close_connections()
     await _drop_database()
+    _forget_redis_keys()
+
+
+def _forget_redis_keys() -> None:
+    """This run's keys in Redis go with it (its queues, sessions and counters)."""
+    if BACKEND == "postgres":
+        import redis
+
+        client = redis.Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(match=f"{NAMESPACE}*", count=1000))
+        for i in range(0, len(keys), 1000):
+            client.delete(*keys[i:i + 1000])
 
 
 _STATE: dict[str, object] = {}  # the session's snapshots: "defaults", then "seeded" and its report

@@ -33,7 +33,7 @@ def setup_broker(settings: Settings) -> dramatiq.Broker:
         import redis
 
         client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=10)
-        broker: dramatiq.Broker = RedisBroker(client=client, namespace="commerce")
+        broker: dramatiq.Broker = RedisBroker(client=client, namespace=settings.redis_namespace)
     else:
         broker = StubBroker()
     broker.add_middleware(AsyncIO())

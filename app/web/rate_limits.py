@@ -37,7 +37,8 @@ def limiter(request: Request) -> RateLimiter:
     found = getattr(ctx, "rate_limiter", None)
     if found is None:
         redis = getattr(ctx, "redis", None)
-        found = ctx.rate_limiter = RateLimiter(RedisCounterStore(redis) if redis is not None else _memory)
+        store = _memory if redis is None else RedisCounterStore(redis, prefix=f"{ctx.settings.redis_namespace}:rl:")
+        found = ctx.rate_limiter = RateLimiter(store)
     return found
 
 

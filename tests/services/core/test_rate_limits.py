@@ -7,7 +7,7 @@ import redis.asyncio as aioredis
 
 from services.core.errors import NotFound, TooManyAttempts
 from services.core.rate_limits import Bucket, Limit, MemoryCounterStore, RateLimiter, RedisCounterStore
-from tests.conftest import BACKEND, REDIS_URL, _free_port
+from tests.conftest import BACKEND, NAMESPACE, REDIS_URL, _free_port
 
 EMAIL = Limit("test:email", maximum=2, window=30)
 IP = Limit("test:ip", maximum=3, window=30)
@@ -21,7 +21,7 @@ async def store(request):
     if BACKEND != "postgres":
         pytest.skip("Redis is part of the postgres backend")
     client = aioredis.from_url(REDIS_URL)
-    found = RedisCounterStore(client, prefix="commerce:rl-test:")
+    found = RedisCounterStore(client, prefix=f"{NAMESPACE}:rl-test:")
     await found.clear()
     yield found
     await found.clear()
