@@ -6,41 +6,13 @@ which needs no mail server). Messages are jobs: see services/notifications/deliv
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
-from typing import Protocol
+
+from services.notifications.outgoing import NotificationProvider, OutgoingMessage
 
 __all__ = [
     "OutgoingMessage", "NotificationProvider", "provider_for", "configure", "is_configured", "provider",
     "storefront_url",
 ]
-
-
-@dataclass(frozen=True)
-class OutgoingMessage:
-    kind: str  # the event name, e.g. customer.password_reset
-    to: str
-    subject: str
-    body: str  # plain text
-    data: dict  # Medusa's event payload, for providers that fill templates of their own
-    secrets: tuple[str, ...] = field(default=(), repr=False)  # values never to record or log
-
-    def masked(self, mask: str = "[token]") -> "OutgoingMessage":
-        """The message as it may be kept: every secret replaced by `mask`."""
-        body, data = self.body, dict(self.data)
-        for secret in self.secrets:
-            body = body.replace(secret, mask)
-            data = {k: mask if v == secret else v for k, v in data.items()}
-        return replace(self, body=body, data=data, secrets=())
-
-    def __repr__(self) -> str:  # a stray log of the object shows no token
-        return f"OutgoingMessage(kind={self.kind!r}, to={self.to!r}, subject={self.subject!r})"
-
-
-class NotificationProvider(Protocol):
-    id: str  # recorded on the notification row (`provider_id`)
-
-    async def send(self, message: OutgoingMessage) -> None:
-        """Deliver the message, or raise: the job is then retried with backoff."""
 
 
 log = logging.getLogger("commerce.notifications")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 
-from services.notifications import OutgoingMessage
+from services.notifications.outgoing import OutgoingMessage
 
 __all__ = ["RecordProvider"]
 

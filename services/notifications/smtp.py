@@ -9,7 +9,7 @@ import ssl
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
-from services.notifications import OutgoingMessage
+from services.notifications.outgoing import OutgoingMessage
 
 __all__ = ["SmtpProvider"]
 
