@@ -32,7 +32,7 @@ from tortoise import Tortoise, connections  # noqa: E402
 from app.config import Settings  # noqa: E402
 from services import files, notifications  # noqa: E402  # noqa: E402
 from tests import snapshots  # noqa: E402
-from workers.broker import load_actors, setup_broker  # noqa: E402
+from workers.broker import QUEUES, load_actors, setup_broker  # noqa: E402
 
 BACKEND = os.environ.get("TEST_BACKEND", "sqlite")
 PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
@@ -276,6 +276,14 @@ async def count_queries():
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
+
+
+async def idle(worker, timeout: float = 20.0) -> None:
+    """Until every queue is empty and `worker` holds no message: for a test that asserts nothing
+    more happens, instead of sleeping and hoping."""
+    for queue in QUEUES:
+        await asyncio.to_thread(BROKER.join, queue, timeout=int(timeout * 1000))
+    await asyncio.to_thread(worker.join)
 
 
 def settings(**changes) -> Settings:

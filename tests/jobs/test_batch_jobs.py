@@ -15,7 +15,7 @@ from models import (
     MoneyAmount,
 )
 from services.batch_jobs.lifecycle import create_batch_job
-from tests.conftest import BROKER, SETTINGS, requires_postgres, wait_for
+from tests.conftest import BROKER, SETTINGS, idle, requires_postgres, wait_for
 from tests.jobs.test_broker_outage import private_redis  # noqa: F401 (fixture)
 from tests.services.batch_jobs.test_product_import import files, many_mugs, upload  # noqa: F401 (fixture)
 from workers.embedded import start_embedded_worker, stop_embedded_worker
@@ -125,7 +125,7 @@ async def test_a_dry_run_waits_for_confirmation_and_changes_nothing_until_then(
     job_id = r.json()["batch_job"]["id"]
     job = await finished(client, admin_headers, job_id, "pre_processed", "failed")
     assert job["result"]["stat_descriptors"][0]["message"].startswith("There will be 3 products created (0  updated)")
-    await asyncio.sleep(0.3)  # nothing else happens while it waits
+    await idle(worker)  # nothing else happens while it waits
     assert await Product.all().count() == 0 and (await BatchJob.get(id=job_id)).status == "pre_processed"
     r = await client.post(f"/admin/batch-jobs/{job_id}/confirm", headers=admin_headers)
     assert r.json()["batch_job"]["status"] == "confirmed"

@@ -12,7 +12,7 @@ from services import notifications
 from services.notifications.record import RecordProvider
 from tests.account_factories import forget_rate_limits, recorder, sent_to
 from tests.cart_factories import shopper
-from tests.conftest import BROKER, SETTINGS, wait_for
+from tests.conftest import BROKER, SETTINGS, idle, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.scheduler import sweep_outbox
 
@@ -115,5 +115,5 @@ async def test_a_message_delivered_twice_to_the_worker_is_sent_once(client, work
     [job] = await Job.filter(actor_name="send_notification")
     # the same job's message arrives again, and the outbox row is re-sent by hand
     assert await outbox.send(job)
-    await asyncio.sleep(0.3)
+    await idle(worker)
     assert len(sent_to(mailbox, customer.email)) == 1

@@ -9,7 +9,7 @@ import pytest
 from jobs import outbox
 from models import Job
 from services.core.db import atomic
-from tests.conftest import BROKER, wait_for
+from tests.conftest import BROKER, idle, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.scheduler import sweep_outbox
 from tests.conftest import SETTINGS
@@ -77,9 +77,7 @@ async def test_a_message_delivered_twice_runs_once(worker):
     # When the same job's message arrives again (at-least-once delivery)
     assert await outbox.send(job)
     assert await outbox.send(job)
-    import asyncio
-
-    await asyncio.sleep(0.5)
+    await idle(worker)
     # I expect it not to run again
     again = await Job.get(id=job.id)
     assert again.status == "succeeded" and again.attempts == 1
