@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Any
 
 import dramatiq
@@ -14,6 +14,7 @@ from dramatiq import Message
 from tortoise.expressions import F
 
 from models import Job
+from services.core import clock
 from services.core.db import atomic
 
 __all__ = ["enqueue", "send", "claim", "finish", "fail", "resend_stale", "purge_finished"]
@@ -21,10 +22,6 @@ __all__ = ["enqueue", "send", "claim", "finish", "fail", "resend_stale", "purge_
 log = logging.getLogger("commerce.jobs")
 
 _CLAIMABLE = ("pending", "enqueued", "retrying")
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:
@@ -46,7 +43,7 @@ async def send(job: Job) -> bool:
     except Exception as e:  # the broker is down or unknown: the scheduler's sweep sends it later
         log.warning("job %s (%s) not sent yet: %s", job.id, job.actor_name, e)
         return False
-    now = _now()
+    now = clock.now()
     if not await Job.filter(id=job.id, status="pending").update(status="enqueued", enqueued_at=now):
         # A worker may have claimed it already; the hand-over time is still worth keeping.
         await Job.filter(id=job.id, enqueued_at=None).update(enqueued_at=now)
@@ -56,24 +53,24 @@ async def send(job: Job) -> bool:
 async def claim(job_id: str) -> bool:
     """Mark the job running; False when it already ran or is running (a duplicate message)."""
     claimed = await Job.filter(id=job_id, status__in=_CLAIMABLE).update(
-        status="running", attempts=F("attempts") + 1, started_at=_now()
+        status="running", attempts=F("attempts") + 1, started_at=clock.now()
     )
     return claimed == 1
 
 
 async def finish(job_id: str, result: Any = None) -> None:
-    await Job.filter(id=job_id).update(status="succeeded", result=result, finished_at=_now(), last_error=None)
+    await Job.filter(id=job_id).update(status="succeeded", result=result, finished_at=clock.now(), last_error=None)
 
 
 async def fail(job_id: str, error: str, *, final: bool) -> None:
-    values = {"status": "failed", "finished_at": _now()} if final else {"status": "retrying"}
+    values = {"status": "failed", "finished_at": clock.now()} if final else {"status": "retrying"}
     await Job.filter(id=job_id).update(last_error=error[:4000], **values)
 
 
 async def resend_stale(grace_seconds: float, lease_seconds: float) -> int:
     """The scheduler's sweep: send pending rows older than the grace period, and re-send jobs
     whose message was lost (enqueued too long ago) or whose worker died (running too long)."""
-    now = _now()
+    now = clock.now()
     pending = await Job.filter(status="pending", created_at__lt=now - timedelta(seconds=grace_seconds))
     lost = await Job.filter(status__in=("enqueued", "retrying"), updated_at__lt=now - timedelta(seconds=lease_seconds))
     dead = await Job.filter(status="running", started_at__lt=now - timedelta(seconds=lease_seconds))
@@ -89,5 +86,5 @@ async def resend_stale(grace_seconds: float, lease_seconds: float) -> int:
 
 async def purge_finished(older_than_seconds: float) -> int:
     """Bounded retention: succeeded jobs are kept for a while for inspection, then deleted."""
-    cutoff = _now() - timedelta(seconds=older_than_seconds)
+    cutoff = clock.now() - timedelta(seconds=older_than_seconds)
     return await Job.filter(status="succeeded", finished_at__lt=cutoff).delete()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Any
 
 from tortoise.expressions import Q
@@ -21,8 +21,10 @@ from tortoise.queryset import QuerySet
 
 from jobs import outbox
 from models import BatchJob, Job, User
+from services.core import clock
 from services.core.db import atomic
 from services.core.errors import DomainError, InvalidData, NotAllowed, NotFound
+from services.core.ids import fits
 from services.core.listing import FindConfig, date_filters, find_page
 
 __all__ = [
@@ -76,15 +78,11 @@ TRANSITIONS = {
 _WORKING = {"created": PRE_PROCESS_ACTOR, "confirmed": PROCESS_ACTOR, "processing": PROCESS_ACTOR}
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def _apply(job: BatchJob, name: str) -> None:
     transition = TRANSITIONS[name]
     if job.status not in transition.allowed:
         raise transition.refusal(transition.message.format(status=job.status))
-    setattr(job, transition.sets, _now())
+    setattr(job, transition.sets, clock.now())
 
 
 def strategy_for(job_type: str):
@@ -105,7 +103,7 @@ async def create_batch_job(user_id: str, job_type: str, context: dict, dry_run: 
     context = await strategy_for(job_type).prepare(context)
     async with atomic():
         job = await BatchJob.create(
-            type=job_type, created_by=user_id, context=context, dry_run=dry_run, heartbeat_at=_now()
+            type=job_type, created_by=user_id, context=context, dry_run=dry_run, heartbeat_at=clock.now()
         )
         await outbox.enqueue(PRE_PROCESS_ACTOR, job.id)
     return job
@@ -113,7 +111,7 @@ async def create_batch_job(user_id: str, job_type: str, context: dict, dry_run: 
 
 async def _owned(job_id: str, user_id: str, *, lock: bool = False) -> BatchJob:
     qs = BatchJob.filter(id=job_id, deleted_at=None)
-    job = await (qs.select_for_update() if lock else qs).first() if len(job_id) <= 64 else None
+    job = await (qs.select_for_update() if lock else qs).first() if fits(BatchJob, job_id) else None
     if job is None:
         raise NotFound(f"Batch job with id {job_id} was not found")
     if job.created_by != user_id:
@@ -164,7 +162,7 @@ async def confirm_batch_job(job_id: str, user_id: str) -> BatchJob:
     async with atomic():
         job = await _owned(job_id, user_id, lock=True)
         _apply(job, "confirm")
-        job.heartbeat_at = _now()
+        job.heartbeat_at = clock.now()
         await job.save()
         await outbox.enqueue(PROCESS_ACTOR, job.id)
     return job
@@ -201,13 +199,13 @@ class JobRun:
         """Call inside a transaction before writing: raises JobStopped unless the job is still this
         run's to work on. On PostgreSQL the job row stays locked until the transaction ends, so a
         cancel waits for the chunk in flight and is seen before the next one."""
-        if not await self._fenced().update(heartbeat_at=_now()):
+        if not await self._fenced().update(heartbeat_at=clock.now()):
             raise JobStopped(self.job.id)
         self._last_beat = time.monotonic()
 
     async def save(self, result: dict, checkpoint: Any = None) -> None:
         """Record progress (and where a resumed run starts) under the fence."""
-        changes = {"result": result, "heartbeat_at": _now()}
+        changes = {"result": result, "heartbeat_at": clock.now()}
         if checkpoint is not None:
             changes["checkpoint"] = checkpoint
         if not await self._fenced().update(**changes):
@@ -239,7 +237,7 @@ async def _claim(job_id: str, stage: str) -> JobRun | None:
         if job.attempts >= MAX_RUNS:
             await _fail_locked(job, f"The job was stopped after {job.attempts} runs that did not finish")
             return None
-        job.lease_token, job.heartbeat_at, job.attempts = uuid.uuid4().hex, _now(), job.attempts + 1
+        job.lease_token, job.heartbeat_at, job.attempts = uuid.uuid4().hex, clock.now(), job.attempts + 1
         await job.save()
     return JobRun(job, job.lease_token)
 
@@ -312,7 +310,7 @@ async def resume_stalled(lease_seconds: float) -> dict[str, int]:
     """The scheduler's sweep: a job at work whose run has not reported for `lease_seconds` lost
     its worker. Its lease is broken and its stage asked for again (the new run resumes after
     the last checkpoint), or, after MAX_RUNS runs, the job is failed with the reason."""
-    cutoff = _now() - timedelta(seconds=lease_seconds)
+    cutoff = clock.now() - timedelta(seconds=lease_seconds)
     stalled = await BatchJob.filter(
         Q(pre_processed_at=None) | Q(confirmed_at__isnull=False),  # not a dry run awaiting its confirmation
         deleted_at=None, heartbeat_at__lt=cutoff, completed_at=None, canceled_at=None, failed_at=None,
@@ -327,7 +325,7 @@ async def resume_stalled(lease_seconds: float) -> dict[str, int]:
                 await _fail_locked(job, f"The job stopped reporting progress {job.attempts} times and was given up")
                 counts["failed"] += 1
                 continue
-            job.lease_token, job.heartbeat_at = None, _now()
+            job.lease_token, job.heartbeat_at = None, clock.now()
             await job.save()
             actor = _WORKING[job.status]
             # A message still on its way (the broker was down, no worker is up) is the outbox's to re-send.

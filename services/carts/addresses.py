@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from models import Address, Cart, Country
 from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.ids import fits
 from services.core.metadata import merge_metadata
 
 __all__ = ["ADDRESS_FIELDS", "region_countries", "set_address", "move_shipping_country", "new_shipping_address"]
@@ -19,7 +20,6 @@ ADDRESS_FIELDS = (
     "postal_code",
 )
 SHIPPING, BILLING = "shipping", "billing"
-_ID_LENGTH = Address._meta.fields_map["id"].max_length
 
 
 async def region_countries(region_id: str) -> list[str]:
@@ -78,7 +78,7 @@ async def _check_shipping_country(cart: Cart, country_code: str | None) -> None:
 
 async def _usable(cart: Cart, address_id: str) -> Address:
     address = None
-    if len(address_id) <= _ID_LENGTH:
+    if fits(Address, address_id):
         address = await Address.get_or_none(id=address_id, deleted_at=None)
     own = address is not None and address.id in (cart.billing_address_id, cart.shipping_address_id)
     saved = address is not None and address.customer_id is not None and address.customer_id == cart.customer_id

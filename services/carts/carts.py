@@ -31,6 +31,7 @@ from services.carts.view import CartView, load_cart_view, load_checked_view, new
 from services.customers.customers import guest_customer
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound, Unauthorized
+from services.core.ids import fits
 from services.payments.sessions import resync_payment_sessions
 from services.regions.parts import region_parts
 from services.store.defaults import get_store
@@ -187,13 +188,8 @@ async def _change_region(cart: Cart, changes: CartChanges) -> None:
     await keep_discounts_of_region(cart)
 
 
-def _fits(model, row_id: str) -> bool:
-    """An id longer than the column names no row (and the ORM refuses to compare it)."""
-    return len(row_id) <= model._meta.fields_map["id"].max_length
-
-
 async def _region(region_id: str) -> Region:
-    region = await Region.get_or_none(id=region_id, deleted_at=None) if _fits(Region, region_id) else None
+    region = await Region.get_or_none(id=region_id, deleted_at=None) if fits(Region, region_id) else None
     if region is None:
         raise NotFound(f"Region with {region_id} was not found")
     return region
@@ -211,7 +207,7 @@ async def _new_cart_region(region_id: str | None) -> Region:
 async def _region_and_channel(region_id: str | None, channel_id: str | None) -> tuple[Region, SalesChannel | None]:
     """The new cart's region (the first one without an id) and sales channel (the store's
     default without an id); the usual request (a region, no channel) takes one statement."""
-    if region_id is None or channel_id is not None or not _fits(Region, region_id):
+    if region_id is None or channel_id is not None or not fits(Region, region_id):
         region = await _new_cart_region(region_id)
         channel = await _sales_channel(channel_id or (await get_store()).default_sales_channel_id)
         return region, channel
@@ -227,7 +223,7 @@ async def _sales_channel(channel_id: str | None) -> SalesChannel | None:
     if channel_id is None:
         return None
     channel = None
-    if _fits(SalesChannel, channel_id):
+    if fits(SalesChannel, channel_id):
         channel = await SalesChannel.get_or_none(id=channel_id, deleted_at=None)
     if channel is None:
         raise NotFound(f"Sales channel with id {channel_id} was not found")

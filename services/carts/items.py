@@ -20,6 +20,7 @@ from services.carts.view import CartView, load_cart_view, load_checked_view
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
 from services.carts.line_limits import check_room
+from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
 from services.payments.sessions import resync_payment_sessions
 from services.catalog.pricing import PriceContext, unit_price
@@ -35,7 +36,6 @@ MISSING_ARGUMENTS = (
     "Unable to generate the line item because one or more required argument(s) are missing. Ensure quantity, "
     "regionId, and variantId are passed"
 )
-_ID_LENGTH = ProductVariant._meta.fields_map["id"].max_length
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: 
         raise InvalidData("quantity must not be less than 0")
     async with atomic():
         cart = await lock_cart(cart_id)
-        item = await LineItem.get_or_none(id=item_id, cart_id=cart.id) if len(item_id) <= _ID_LENGTH else None
+        item = await LineItem.get_or_none(id=item_id, cart_id=cart.id) if fits(LineItem, item_id) else None
         if item is None:
             raise InvalidData("Could not find the line item")
         if quantity == 0:
@@ -89,7 +89,7 @@ async def delete_line_item(cart_id: str, item_id: str) -> CartView:
     """Remove a line; a line that is not in the cart is not an error."""
     async with atomic():
         cart = await lock_cart(cart_id)
-        if len(item_id) <= _ID_LENGTH and await LineItem.filter(id=item_id, cart_id=cart.id).delete():
+        if fits(LineItem, item_id) and await LineItem.filter(id=item_id, cart_id=cart.id).delete():
             await _lines_changed(cart)
             await resync_payment_sessions(cart)
     return await load_cart_view(cart_id)
@@ -182,7 +182,7 @@ async def _lines_changed(cart: Cart) -> None:
 async def _variants(ids: list[str], *, for_sale: bool = True) -> dict[str, ProductVariant]:
     """The variants with their product and live prices. `for_sale`: only live variants of live,
     published products (what a shopper may add; Medusa v1 also takes drafts)."""
-    wanted = [i for i in dict.fromkeys(ids) if len(i) <= _ID_LENGTH]
+    wanted = fitting(ProductVariant, ids)
     if not wanted:
         return {}
     qs = ProductVariant.filter(id__in=wanted)

@@ -5,22 +5,16 @@ from __future__ import annotations
 
 from models import Cart
 from services.core.errors import NotAllowed, NotFound
+from services.core.ids import fits
 
-__all__ = ["lock_cart", "can_hold_id"]
-
-_ID_LENGTH = Cart._meta.fields_map["id"].max_length
-
-
-def can_hold_id(cart_id: str) -> bool:
-    """An id longer than the column cannot name a cart (the ORM would refuse to compare it)."""
-    return len(cart_id) <= _ID_LENGTH
+__all__ = ["lock_cart"]
 
 
 async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
     """The live cart with its region, its row locked until the caller's transaction ends (call it
     inside `atomic()`). A completed cart belongs to its order: with `editable` it is refused."""
     cart = None
-    if can_hold_id(cart_id):
+    if fits(Cart, cart_id):
         # The lock takes the cart row alone: a join would lock the region for every cart in it.
         cart = await Cart.filter(id=cart_id, deleted_at=None).select_for_update().first()
     if cart is None:

@@ -17,9 +17,9 @@ from models import (
     Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, Region, ShippingMethod,
     ShippingMethodTaxLine,
 )
-from services.carts.locks import can_hold_id
 from services.carts.reads import amount_discount, has_free_shipping, read_cart
 from services.core.errors import NotFound
+from services.core.ids import fits
 from services.regions.parts import RegionParts, region_parts
 from services.regions.taxes import TaxLine, system_lines
 from services.carts.totals import CartTotals, GiftCardInput, ItemInput, ShippingInput, cart_totals
@@ -59,7 +59,7 @@ async def load_cart_view(cart_id: str, *, force_taxes: bool = False) -> CartView
     `force_taxes` the provider's tax lines are computed even when the region's taxes are not
     automatic (calculate taxes, payment amounts and completion do so, reference §3.7)."""
     rows = None
-    if can_hold_id(cart_id):
+    if fits(Cart, cart_id):
         rows = await read_cart(cart_id, stored_tax_lines=lambda c: not _computes_taxes(c.region, force_taxes))
     if rows is None:
         raise NotFound(f"Cart with {cart_id} was not found")

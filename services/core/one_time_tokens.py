@@ -9,9 +9,10 @@ conditional update, so two requests racing with the same token cannot both succe
 from __future__ import annotations
 
 import hmac
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 from models import OneTimeToken
+from services.core import clock
 from services.core.tokens import digest, new_secret
 
 __all__ = ["TOKEN_TTL", "issue", "find", "use", "revoke"]
@@ -20,20 +21,16 @@ TOKEN_TTL = 15 * 60  # seconds, as Medusa v1's reset and claim tokens
 _HASH_LENGTH = 64
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 async def issue(
     kind: str, *, customer_id: str | None, email: str | None, data: dict | None = None, ttl: int = TOKEN_TTL,
 ) -> tuple[str, OneTimeToken]:
     """A new token (its only clear copy, for the message) and its row."""
     if customer_id:  # tidy up this customer's spent tokens of the kind as we go
-        await OneTimeToken.filter(kind=kind, customer_id=customer_id, expires_at__lt=_now()).delete()
+        await OneTimeToken.filter(kind=kind, customer_id=customer_id, expires_at__lt=clock.now()).delete()
     token = new_secret(32)
     row = await OneTimeToken.create(
         kind=kind, token_hash=digest(token), customer_id=customer_id, email=email, data=data or {},
-        expires_at=_now() + timedelta(seconds=ttl),
+        expires_at=clock.now() + timedelta(seconds=ttl),
     )
     return token, row
 
@@ -41,7 +38,7 @@ async def issue(
 async def find(kind: str, token: str) -> OneTimeToken | None:
     """The live (unused, unexpired) token of that kind, or None."""
     hashed = digest(token)
-    row = await OneTimeToken.get_or_none(token_hash=hashed, kind=kind, used_at=None, expires_at__gt=_now())
+    row = await OneTimeToken.get_or_none(token_hash=hashed, kind=kind, used_at=None, expires_at__gt=clock.now())
     if row is None or len(row.token_hash) != _HASH_LENGTH or not hmac.compare_digest(row.token_hash, hashed):
         return None
     return row
@@ -49,14 +46,14 @@ async def find(kind: str, token: str) -> OneTimeToken | None:
 
 async def use(row: OneTimeToken) -> bool:
     """Spend the token; False when it was spent (or expired) in the meantime."""
-    now = _now()
+    now = clock.now()
     spent = await OneTimeToken.filter(id=row.id, used_at=None, expires_at__gt=now).update(used_at=now)
     return spent == 1
 
 
 async def revoke(kind: str, customer_id: str) -> int:
     """Spend every live token of the kind for the customer (after a password change, say)."""
-    now = _now()
+    now = clock.now()
     return await OneTimeToken.filter(kind=kind, customer_id=customer_id, used_at=None, expires_at__gt=now).update(
         used_at=now
     )

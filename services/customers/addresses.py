@@ -17,6 +17,7 @@ from tortoise.expressions import Q
 from models import Address, Country, Customer, Order
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
+from services.core.ids import fits
 from services.core.metadata import merge_metadata
 
 __all__ = ["ADDRESS_FIELDS", "add_address", "update_address", "delete_address", "set_billing_address"]
@@ -28,7 +29,6 @@ ADDRESS_FIELDS = (
 # Medusa's test for "the same address": these fields equal (company and metadata do not count).
 _SAME = ("country_code", "address_1", "address_2", "city", "phone", "postal_code", "province", "first_name",
          "last_name")
-_ID_LENGTH = Address._meta.fields_map["id"].max_length
 
 
 async def add_address(customer_id: str, fields: dict[str, Any]) -> None:
@@ -100,7 +100,7 @@ async def _merged_billing(customer: Customer, fields: dict[str, Any]) -> Address
 
 async def _own(customer_id: str, address_id: str, billing_id: str | None = None) -> Address | None:
     """A live address of the customer's book (or their current billing address), else None."""
-    if len(address_id) > _ID_LENGTH:
+    if not fits(Address, address_id):
         return None
     address = await Address.get_or_none(id=address_id, deleted_at=None)
     if address is None or not (address.customer_id == customer_id or address.id == billing_id):

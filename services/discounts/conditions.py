@@ -13,6 +13,7 @@ from models import (
 from models.discount import CONDITION_TYPES, OPERATORS
 from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound
+from services.core.ids import fits
 
 __all__ = [
     "ConditionInput", "upsert_condition", "get_owned_condition", "delete_condition", "add_resources",
@@ -127,7 +128,7 @@ async def get_owned_condition(
     from services.core.listing import find_one
 
     condition = None
-    if len(condition_id) <= 64:
+    if fits(DiscountCondition, condition_id):
         condition = await find_one(DiscountCondition.filter(id=condition_id), relations, ALIASES)
     if condition is None:
         raise NotFound(f"DiscountCondition with id {condition_id} was not found")
@@ -139,7 +140,9 @@ async def get_owned_condition(
 async def delete_condition(discount: Discount, condition_id: str) -> None:
     """A hard delete; a condition that is not there is not an error (idempotent)."""
     async with atomic():
-        condition = await DiscountCondition.get_or_none(id=condition_id) if len(condition_id) <= 64 else None
+        condition = None
+        if fits(DiscountCondition, condition_id):
+            condition = await DiscountCondition.get_or_none(id=condition_id)
         if condition is None:
             return
         if condition.discount_rule_id != discount.rule_id:

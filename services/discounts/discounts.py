@@ -16,6 +16,7 @@ from services.core.db import atomic
 from services.discounts.conditions import ALIASES, ConditionInput, upsert_condition
 from services.core.durations import add_duration, parse_duration
 from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
+from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.core.metadata import merge_metadata
 from services.carts.totals import MAX_AMOUNT
@@ -82,7 +83,7 @@ async def list_discounts(f: DiscountFilter, config: FindConfig) -> tuple[list[Di
 
 async def get_discount(discount_id: str, relations: tuple[str, ...] = ()) -> Discount:
     discount = None
-    if len(discount_id) <= 64:
+    if fits(Discount, discount_id):
         discount = await find_one(_live().filter(id=discount_id), relations, ALIASES)
     if discount is None:
         raise _not_found(discount_id)
@@ -92,7 +93,7 @@ async def get_discount(discount_id: str, relations: tuple[str, ...] = ()) -> Dis
 async def get_discount_by_code(code: str, relations: tuple[str, ...] = ()) -> Discount:
     discount = None
     wanted = normalize_code(code)
-    if wanted and len(wanted) <= 255:
+    if wanted and fits(Discount, wanted, "code"):
         discount = await find_one(_live().filter(code=wanted), relations, ALIASES)
     if discount is None:
         raise NotFound(f"Discounts with code {code} was not found")
@@ -144,7 +145,7 @@ async def _regions(region_ids: list[str], kind: str) -> list[Region]:
     wanted = list(dict.fromkeys(region_ids))
     if kind == "fixed" and len(wanted) > 1:
         raise InvalidData("Fixed discounts can have one region")
-    found = {r.id: r for r in await Region.filter(id__in=[r for r in wanted if len(r) <= 64], deleted_at=None)}
+    found = {r.id: r for r in await Region.filter(id__in=fitting(Region, wanted), deleted_at=None)}
     for region_id in wanted:
         if region_id not in found:
             raise NotFound(f"Region with {region_id} was not found")
@@ -205,7 +206,9 @@ async def update_discount(
 ) -> Discount:
     """Change what was sent; `None` clears `ends_at`, `valid_duration` and `usage_limit`."""
     async with atomic():
-        discount = await _live().select_for_update().get_or_none(id=discount_id) if len(discount_id) <= 64 else None
+        discount = None
+        if fits(Discount, discount_id):
+            discount = await _live().select_for_update().get_or_none(id=discount_id)
         if discount is None:
             raise _not_found(discount_id)
         stored_rule = await DiscountRule.get(id=discount.rule_id)
@@ -314,7 +317,7 @@ async def delete_dynamic_code(parent_id: str, code: str, relations: tuple[str, .
 async def add_region(discount_id: str, region_id: str, relations: tuple[str, ...] = ()) -> Discount:
     async with atomic():
         # Simultaneous adds take turns: a fixed discount must end with one region, and a region once.
-        if len(discount_id) <= 64:
+        if fits(Discount, discount_id):
             await _live().select_for_update().get_or_none(id=discount_id)
         discount = await get_discount(discount_id, ("rule", "regions"))
         attached = [r.id for r in discount.regions]
@@ -329,7 +332,7 @@ async def add_region(discount_id: str, region_id: str, relations: tuple[str, ...
 async def remove_region(discount_id: str, region_id: str, relations: tuple[str, ...] = ()) -> Discount:
     async with atomic():
         discount = await get_discount(discount_id)
-        region = await Region.get_or_none(id=region_id) if len(region_id) <= 64 else None
+        region = await Region.get_or_none(id=region_id) if fits(Region, region_id) else None
         if region is not None:
             await discount.regions.remove(region)
     return await get_discount(discount_id, relations)

@@ -35,6 +35,7 @@ from services.draft_orders.lines import (
     DraftLine, LineChanges, NewMethod, add_lines, add_methods, change_line, remove_line, reprice_for_region, reship,
 )
 from services.core.errors import NotAllowed, NotFound
+from services.core.ids import fits
 from services.core.listing import FindConfig, date_filters, find_page
 from services.store.defaults import get_store
 
@@ -49,11 +50,6 @@ OPEN_ONLY = "You are only allowed to update open draft orders"
 # The relations a list may load: the order placed from a draft, its cart, the cart's lines.
 DRAFT_RELATIONS = ("order", "cart", "cart.items", "cart.items.adjustments")
 _DISPLAY_ID = re.compile(r"^#?\s*(\d{1,9})$")
-
-
-def _fits(model, value: str) -> bool:
-    """An id longer than the column names no row (and the ORM refuses to compare it)."""
-    return len(value) <= model._meta.fields_map["id"].max_length
 
 
 @dataclass
@@ -102,7 +98,7 @@ class DraftOrderChanges:
 # ---------------------------------------------------------------- reading
 
 async def find_draft(draft_id: str) -> DraftOrder:
-    draft = await DraftOrder.get_or_none(id=draft_id) if _fits(DraftOrder, draft_id) else None
+    draft = await DraftOrder.get_or_none(id=draft_id) if fits(DraftOrder, draft_id) else None
     if draft is None:
         raise NotFound(f"Draft order with {draft_id} was not found")
     return draft
@@ -166,7 +162,7 @@ async def create_draft_order(new: NewDraftOrder) -> DraftOrderView:
         cart = Cart(type="draft_order", region=region, sales_channel_id=store.default_sales_channel_id,
                     metadata=new.metadata or {})
         customer = None
-        if new.customer_id and _fits(Customer, new.customer_id):
+        if new.customer_id and fits(Customer, new.customer_id):
             customer = await Customer.get_or_none(id=new.customer_id, deleted_at=None)
         customer = customer or await guest_customer(new.email)
         cart.customer_id, cart.email = customer.id, customer.email
@@ -228,7 +224,7 @@ async def update_draft_order(draft_id: str, changes: DraftOrderChanges) -> Draft
 async def delete_draft_order(draft_id: str) -> None:
     """Delete an open draft and retire its cart; a missing draft is not an error (Medusa's rule),
     a paid one is refused."""
-    if not _fits(DraftOrder, draft_id) or not await DraftOrder.exists(id=draft_id):
+    if not fits(DraftOrder, draft_id) or not await DraftOrder.exists(id=draft_id):
         return
     async with atomic():
         try:
@@ -302,7 +298,7 @@ def _check_open(draft: DraftOrder, cart: Cart | None) -> None:
 
 
 async def _region(region_id: str) -> Region:
-    region = await Region.get_or_none(id=region_id, deleted_at=None) if _fits(Region, region_id) else None
+    region = await Region.get_or_none(id=region_id, deleted_at=None) if fits(Region, region_id) else None
     if region is None:
         raise NotFound(f"Region with {region_id} was not found")
     return region
@@ -311,7 +307,7 @@ async def _region(region_id: str) -> Region:
 async def _set_customer(cart: Cart, changes: DraftOrderChanges) -> bool:
     if changes.customer_id not in (KEEP, None):
         customer = None
-        if _fits(Customer, changes.customer_id):
+        if fits(Customer, changes.customer_id):
             customer = await Customer.get_or_none(id=changes.customer_id, deleted_at=None)
         if customer is None:
             raise NotFound(f"Customer with id: {changes.customer_id} was not found")

@@ -29,6 +29,7 @@ from services.carts.discounts import refresh_adjustments
 from services.carts.items import MAX_QUANTITY
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.carts.line_limits import check_room
+from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
 from services.catalog.pricing import PriceContext, unit_price
 from services.shipping.options import meets_requirements, option_price
@@ -40,9 +41,6 @@ __all__ = [
 
 CUSTOM_ITEM_TITLE = "Custom item"
 INSUFFICIENT_INVENTORY = "insufficient_inventory"
-_VARIANT_ID_LENGTH = ProductVariant._meta.fields_map["id"].max_length
-_ITEM_ID_LENGTH = LineItem._meta.fields_map["id"].max_length
-_OPTION_ID_LENGTH = ShippingOption._meta.fields_map["id"].max_length
 
 
 @dataclass(frozen=True)
@@ -127,7 +125,7 @@ async def change_line(cart: Cart, item_id: str, changes: LineChanges) -> None:
     if changes.quantity == 0:
         await remove_line(cart, item_id)
         return
-    item = await LineItem.get_or_none(id=item_id, cart_id=cart.id) if len(item_id) <= _ITEM_ID_LENGTH else None
+    item = await LineItem.get_or_none(id=item_id, cart_id=cart.id) if fits(LineItem, item_id) else None
     if item is None:
         raise InvalidData("Could not find the line item")
     if changes.quantity is not None:
@@ -148,7 +146,7 @@ async def change_line(cart: Cart, item_id: str, changes: LineChanges) -> None:
 
 async def remove_line(cart: Cart, item_id: str) -> None:
     """Remove a line of the locked cart; a line that is not in it is not an error."""
-    if len(item_id) <= _ITEM_ID_LENGTH and await LineItem.filter(id=item_id, cart_id=cart.id).delete():
+    if fits(LineItem, item_id) and await LineItem.filter(id=item_id, cart_id=cart.id).delete():
         await reship(cart)
 
 
@@ -229,7 +227,7 @@ async def reship(cart: Cart) -> None:
 async def _variants(ids: list[str], *, live: bool = True) -> dict[str, ProductVariant]:
     """The variants with their product and live prices. `live`: not deleted, nor their product
     (a line already in the cart keeps its variant even if that was deleted since)."""
-    wanted = [i for i in dict.fromkeys(ids) if len(i) <= _VARIANT_ID_LENGTH]
+    wanted = fitting(ProductVariant, ids)
     if not wanted:
         return {}
     qs = ProductVariant.filter(id__in=wanted)
@@ -242,7 +240,7 @@ async def _variants(ids: list[str], *, live: bool = True) -> dict[str, ProductVa
 
 
 async def _options(ids: list[str], *, live: bool = True) -> dict[str, ShippingOption]:
-    wanted = [i for i in dict.fromkeys(ids) if len(i) <= _OPTION_ID_LENGTH]
+    wanted = fitting(ShippingOption, ids)
     if not wanted:
         return {}
     qs = ShippingOption.filter(id__in=wanted)

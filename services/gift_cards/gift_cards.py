@@ -21,6 +21,7 @@ from tortoise.transactions import in_transaction
 from models import GiftCard, Region
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound, UnexpectedState
+from services.core.ids import fits
 from services.core.listing import FindConfig, find_one, find_page, prefetches
 from services.core.metadata import merge_metadata
 from services.regions.regions import get_region
@@ -41,14 +42,8 @@ def generate_code() -> str:
     return "-".join("".join(secrets.choice(_CODE_ALPHABET) for _ in range(4)) for _ in range(4))
 
 
-def _can_hold(model: type, column: str, value: str) -> bool:
-    """Whether any row could hold `value` in `column`: the ORM raises on a value longer than the
-    column, where the answer is simply "no such row"."""
-    return len(value) <= model._meta.fields_map[column].max_length
-
-
 async def _region(region_id: str) -> Region:
-    if not _can_hold(Region, "id", region_id):
+    if not fits(Region, region_id):
         raise NotFound(f"Region with {region_id} was not found")
     return await get_region(region_id)
 
@@ -69,7 +64,7 @@ async def list_gift_cards(config: FindConfig, q: str | None = None) -> tuple[lis
 
 async def get_gift_card(card_id: str, relations: tuple[str, ...] = ()) -> GiftCard:
     card = None
-    if _can_hold(GiftCard, "id", card_id):
+    if fits(GiftCard, card_id):
         card = await find_one(GiftCard.filter(id=card_id, deleted_at=None), _orm_relations(relations))
     if card is None:
         raise NotFound(f"Gift card with id: {card_id} was not found")
@@ -114,7 +109,7 @@ async def update_gift_card(
     The tax rate stays the one the card was issued with, even when it moves to another region."""
     async with atomic():
         card = None
-        if _can_hold(GiftCard, "id", card_id):
+        if fits(GiftCard, card_id):
             card = await GiftCard.filter(id=card_id, deleted_at=None).select_for_update().first()
         if card is None:
             raise NotFound(f"Gift card with id: {card_id} was not found")
@@ -135,7 +130,7 @@ async def update_gift_card(
 
 async def delete_gift_card(card_id: str) -> None:
     """Soft delete; deleting a missing or already deleted card is not an error (Medusa's rule)."""
-    if _can_hold(GiftCard, "id", card_id):
+    if fits(GiftCard, card_id):
         await GiftCard.filter(id=card_id, deleted_at=None).update(deleted_at=datetime.now(timezone.utc))
 
 
@@ -147,7 +142,7 @@ async def get_redeemable_gift_card(code: str, relations: tuple[str, ...] = ("reg
     the same NotFound, so the answer reveals nothing about a card that cannot be used.
     """
     typed = code.strip()
-    spellings = [s for s in dict.fromkeys((typed, typed.upper())) if s and _can_hold(GiftCard, "code", s)]
+    spellings = [s for s in dict.fromkeys((typed, typed.upper())) if s and fits(GiftCard, s, "code")]
     cards = []
     if spellings:
         cards = await (

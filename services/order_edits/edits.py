@@ -3,17 +3,8 @@ declines them (reference extra §9, store §3.10). One function per use case; ea
 transaction that first locks the order's row, so everything done to one order's edits happens
 one request at a time (and two edits can never be active at once).
 
-Transitions (status from services/order_edit_totals.edit_status):
-
-    use case                 from                 to          otherwise
-    create                   (no active edit)     created     400 invalid_data
-    add / update / remove    created              created     400 not_allowed
-    request (admin)          created              requested   requested: unchanged; else 400 not_allowed
-    confirm (admin)          created, requested   confirmed   confirmed: unchanged; else 400 not_allowed
-    complete (store)         requested            confirmed   confirmed: unchanged; else 400 not_allowed
-    decline (store)          requested            declined    declined: unchanged; else 400 not_allowed
-    cancel (admin)           created, requested   canceled    canceled: unchanged; else 400 not_allowed
-    delete (admin)           created              (gone)      missing: unchanged; else 400 not_allowed
+What each use case may do from each status is the table TRANSITIONS below; creating an edit
+needs no active edit of the order (else 400 invalid_data), and its note changes in any status.
 
 Departures from Medusa v1, on purpose:
 - lines change only while the edit is `created`: once the shopper has been asked, what they were
@@ -33,11 +24,13 @@ more: refunds are not part of this back end yet.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from dataclasses import dataclass
 
 from models import LineItem, Order, OrderEdit, OrderItemChange
+from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.ids import fits
 from services.notifications.messages import ORDER_EDIT_REQUESTED
 from services.notifications.delivery import queue_message
 from services.order_edits.items import (
@@ -50,21 +43,55 @@ from services.payments.collections import create_collection, is_authorized, rele
 __all__ = [
     "create_edit", "update_edit", "delete_edit", "add_item", "update_item", "remove_item", "delete_change",
     "request_confirmation", "cancel_edit", "confirm_edit", "complete_edit", "decline_edit", "REQUESTED_EVENT",
+    "TRANSITIONS",
 ]
 
 REQUESTED_EVENT = ORDER_EDIT_REQUESTED  # the message asking the shopper to confirm (extra §12)
 NO_ITEMS = "An order edit cannot remove every item of the order; cancel the order instead"
-_ID_LENGTH = OrderEdit._meta.fields_map["id"].max_length
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
+@dataclass(frozen=True)
+class Transition:
+    allowed: tuple[str, ...]  # the statuses it may start from
+    to: str | None  # the status it leaves the edit in, where a repeat changes nothing (None: deleted)
+    refusal: str  # 400 not_allowed from any other status (Medusa's texts, with {id} and {status})
+
+
+_LINES = "Can not update an item on the order edit {id} with the status {status}"
+# Statuses from services/order_edits/totals.edit_status.
+TRANSITIONS = {
+    "add_item": Transition(("created",), "created", "Can not add an item to the edit with status {status}"),
+    "update_item": Transition(("created",), "created", _LINES),
+    "remove_item": Transition(("created",), "created", _LINES),
+    # sic "and": Medusa's text
+    "delete_change": Transition(("created",), "created", "Cannot delete and item change from a {status} order edit"),
+    "delete": Transition(("created",), None, "Cannot delete order edit with status {status}"),
+    "request": Transition(
+        ("created",), "requested", "Cannot request confirmation on an order edit with status {status}",
+    ),
+    "confirm": Transition(("created", "requested"), "confirmed", "Cannot confirm an order edit with status {status}"),
+    "complete": Transition(("requested",), "confirmed", "Cannot complete an order edit with status {status}"),
+    "decline": Transition(("requested",), "declined", "Cannot decline an order edit with status {status}."),
+    "cancel": Transition(("created", "requested"), "canceled", "Cannot cancel order edit with status {status}"),
+}
+
+
+def _may(edit: OrderEdit, use_case: str) -> bool:
+    """True when the edit may go through `use_case` now; False when that already happened (a
+    repeat changes nothing); NotAllowed from any other status."""
+    transition = TRANSITIONS[use_case]
+    status = edit_status(edit)
+    if status in transition.allowed:
+        return True
+    if status == transition.to:
+        return False
+    raise NotAllowed(transition.refusal.format(id=edit.id, status=status))
 
 
 async def _lock(edit_id: str) -> tuple[OrderEdit | None, Order | None]:
     """The edit, read again once its order's row is locked (the caller is inside `atomic()`);
     (None, None) when there is no such edit."""
-    edit = await OrderEdit.get_or_none(id=edit_id) if len(edit_id) <= _ID_LENGTH else None
+    edit = await OrderEdit.get_or_none(id=edit_id) if fits(OrderEdit, edit_id) else None
     if edit is None:
         return None, None
     order = await Order.filter(id=edit.order_id).select_for_update().first()
@@ -83,19 +110,13 @@ def _open_order(order: Order) -> None:
         raise NotAllowed("Cannot edit a canceled order")
 
 
-def _changing_lines(edit: OrderEdit, message: str) -> None:
-    status = edit_status(edit)
-    if status != "created":
-        raise NotAllowed(message.format(id=edit.id, status=status))
-
-
 # ---------------------------------------------------------------- the edit
 
 async def create_edit(order_id: str, created_by: str, internal_note: str | None = None) -> EditView:
     """A `created` edit of the order holding a copy of each of its lines."""
     async with atomic():
         order = None
-        if len(order_id) <= Order._meta.fields_map["id"].max_length:
+        if fits(Order, order_id):
             order = await Order.filter(id=order_id).select_for_update().first()
         if order is None:
             raise NotFound(ADMIN_NOT_FOUND.format(id=order_id))
@@ -123,9 +144,7 @@ async def delete_edit(edit_id: str) -> None:
         edit, _ = await _lock(edit_id)
         if edit is None:
             return
-        status = edit_status(edit)
-        if status != "created":
-            raise NotAllowed(f"Cannot delete order edit with status {status}")
+        _may(edit, "delete")
         await OrderItemChange.filter(order_edit_id=edit.id).delete()
         await delete_edit_lines(edit.id)
         await edit.delete()
@@ -136,7 +155,7 @@ async def delete_edit(edit_id: str) -> None:
 async def add_item(edit_id: str, variant_id: str, quantity: int, metadata: dict | None = None) -> EditView:
     async with atomic():
         edit, order = await _locked(edit_id)
-        _changing_lines(edit, "Can not add an item to the edit with status {status}")
+        _may(edit, "add_item")
         await add_line(edit, order, variant_id, quantity, metadata)
         # Read inside the transaction: totals that leave the amount range roll the change back.
         return await load_edit_view(edit_id)
@@ -145,7 +164,7 @@ async def add_item(edit_id: str, variant_id: str, quantity: int, metadata: dict 
 async def update_item(edit_id: str, item_id: str, quantity: int) -> EditView:
     async with atomic():
         edit, order = await _locked(edit_id)
-        _changing_lines(edit, "Can not update an item on the order edit {id} with the status {status}")
+        _may(edit, "update_item")
         await change_quantity(edit, order, item_id, quantity)
         # Read inside the transaction: totals that leave the amount range roll the change back.
         return await load_edit_view(edit_id)
@@ -154,7 +173,7 @@ async def update_item(edit_id: str, item_id: str, quantity: int) -> EditView:
 async def remove_item(edit_id: str, item_id: str) -> EditView:
     async with atomic():
         edit, order = await _locked(edit_id)
-        _changing_lines(edit, "Can not update an item on the order edit {id} with the status {status}")
+        _may(edit, "remove_item")
         await remove_line(edit, order, item_id)
     return await load_edit_view(edit_id)
 
@@ -162,7 +181,7 @@ async def remove_item(edit_id: str, item_id: str) -> EditView:
 async def delete_change(edit_id: str, change_id: str) -> None:
     async with atomic():
         edit, order = await _locked(edit_id)
-        _changing_lines(edit, "Cannot delete and item change from a {status} order edit")  # sic: Medusa's text
+        _may(edit, "delete_change")
         await undo_change(edit, order, change_id)
 
 
@@ -174,22 +193,19 @@ async def request_confirmation(edit_id: str, requested_by: str, description: str
     order is marked `no_notification`). Asking again changes nothing."""
     async with atomic():
         edit, order = await _locked(edit_id)
-        status = edit_status(edit)
-        if status != "requested":
-            await _request(edit, order, status, requested_by, description)
+        if _may(edit, "request"):
+            await _request(edit, order, requested_by, description)
     return await load_edit_view(edit_id)
 
 
-async def _request(edit: OrderEdit, order: Order, status: str, requested_by: str, description: str | None) -> None:
-    if status != "created":
-        raise NotAllowed(f"Cannot request confirmation on an order edit with status {status}")
+async def _request(edit: OrderEdit, order: Order, requested_by: str, description: str | None) -> None:
     _open_order(order)
     if not await OrderItemChange.filter(order_edit_id=edit.id, deleted_at=None).exists():
         raise InvalidData("Cannot request a confirmation on an edit with no changes")
     view = (await load_edit_views([edit]))[0]
     if not view.items:
         raise NotAllowed(NO_ITEMS)
-    edit.requested_at, edit.requested_by = _now(), requested_by
+    edit.requested_at, edit.requested_by = clock.now(), requested_by
     due = view.difference_due
     if due > 0:
         edit.payment_collection_id = (await create_collection(order, due, requested_by, description)).id
@@ -207,11 +223,8 @@ async def _request(edit: OrderEdit, order: Order, status: str, requested_by: str
 async def cancel_edit(edit_id: str, canceled_by: str) -> EditView:
     async with atomic():
         edit, _ = await _locked(edit_id)
-        status = edit_status(edit)
-        if status in ("confirmed", "declined"):
-            raise NotAllowed(f"Cannot cancel order edit with status {status}")
-        if status != "canceled":
-            edit.canceled_at, edit.canceled_by = _now(), canceled_by
+        if _may(edit, "cancel"):
+            edit.canceled_at, edit.canceled_by = clock.now(), canceled_by
             await edit.save(update_fields=["canceled_at", "canceled_by", "updated_at"])
             if edit.payment_collection_id:
                 await release(edit.payment_collection_id)
@@ -223,10 +236,7 @@ async def confirm_edit(edit_id: str, confirmed_by: str) -> EditView:
     request and the payment (Medusa's rule: the store side is the one that checks payment)."""
     async with atomic():
         edit, order = await _locked(edit_id)
-        status = edit_status(edit)
-        if status in ("canceled", "declined"):
-            raise NotAllowed(f"Cannot confirm an order edit with status {status}")
-        if status != "confirmed":
+        if _may(edit, "confirm"):
             await _confirm(edit, order, confirmed_by)
     return await load_edit_view(edit_id)
 
@@ -235,10 +245,7 @@ async def complete_edit(edit_id: str, customer_id: str | None) -> EditView:
     """The shopper confirms a requested edit; an amount due must be authorized first."""
     async with atomic():
         edit, order = await _locked(edit_id)
-        status = edit_status(edit)
-        if status != "confirmed":
-            if status != "requested":
-                raise NotAllowed(f"Cannot complete an order edit with status {status}")
+        if _may(edit, "complete"):
             if edit.payment_collection_id and not await is_authorized(edit.payment_collection_id):
                 raise NotAllowed("Unable to complete an order edit if the payment is not authorized")
             await _confirm(edit, order, customer_id)
@@ -248,11 +255,8 @@ async def complete_edit(edit_id: str, customer_id: str | None) -> EditView:
 async def decline_edit(edit_id: str, customer_id: str | None, reason: str | None = None) -> EditView:
     async with atomic():
         edit, _ = await _locked(edit_id)
-        status = edit_status(edit)
-        if status != "declined":
-            if status != "requested":
-                raise NotAllowed(f"Cannot decline an order edit with status {status}.")
-            edit.declined_at, edit.declined_by, edit.declined_reason = _now(), customer_id, reason
+        if _may(edit, "decline"):
+            edit.declined_at, edit.declined_by, edit.declined_reason = clock.now(), customer_id, reason
             await edit.save(update_fields=["declined_at", "declined_by", "declined_reason", "updated_at"])
             if edit.payment_collection_id:
                 await release(edit.payment_collection_id)
@@ -270,5 +274,5 @@ async def _confirm(edit: OrderEdit, order: Order, confirmed_by: str | None) -> N
     await LineItem.filter(order_edit_id=edit.id).update(order_id=order.id)
     if edit.payment_collection_id:
         await settle(edit.payment_collection_id, order.id)
-    edit.confirmed_at, edit.confirmed_by = _now(), confirmed_by
+    edit.confirmed_at, edit.confirmed_by = clock.now(), confirmed_by
     await edit.save(update_fields=["confirmed_at", "confirmed_by", "updated_at"])

@@ -35,6 +35,7 @@ from services.carts.items import INSUFFICIENT_INVENTORY
 from services.carts.discounts import spread_discount
 from services.discounts.engine import load_offers
 from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.ids import fits
 from services.carts.line_limits import check_room
 from services.checkout.placement import reserve_inventory
 from services.catalog.pricing import PriceContext, unit_price
@@ -45,7 +46,6 @@ __all__ = [
     "apply_stock", "refresh_adjustments",
 ]
 
-_ID_LENGTH = LineItem._meta.fields_map["id"].max_length
 # What a clone copies from the order's line besides its own ids (extra §9.0).
 _COPIED = (
     "variant_id", "title", "description", "thumbnail", "is_return", "is_giftcard", "should_merge",
@@ -156,7 +156,9 @@ async def remove_line(edit: OrderEdit, order: Order, item_id: str) -> None:
 async def undo_change(edit: OrderEdit, order: Order, change_id: str) -> None:
     """Take back one change: an added line goes, an updated line gets the order's quantity
     again, a removed line comes back as the order has it."""
-    change = await OrderItemChange.get_or_none(id=change_id, deleted_at=None) if len(change_id) <= _ID_LENGTH else None
+    change = None
+    if fits(OrderItemChange, change_id):
+        change = await OrderItemChange.get_or_none(id=change_id, deleted_at=None)
     if change is None:
         raise NotFound(f"Order edit item change {change_id} was not found")
     if change.order_edit_id != edit.id:
@@ -186,7 +188,7 @@ async def _check_room(edit: OrderEdit) -> None:
 
 async def _edit_line(edit: OrderEdit, item_id: str) -> LineItem | None:
     """The edit's line with that id; None when no line has it; InvalidData when another has."""
-    item = await LineItem.get_or_none(id=item_id) if len(item_id) <= _ID_LENGTH else None
+    item = await LineItem.get_or_none(id=item_id) if fits(LineItem, item_id) else None
     if item is not None and item.order_edit_id != edit.id:
         raise InvalidData(
             f"Invalid line item id {item_id} it does not belong to the same order edit {edit.order_id}."
@@ -202,7 +204,7 @@ async def _delete_lines(item_ids: list[str]) -> None:
 
 
 async def _variant(variant_id: str) -> ProductVariant | None:
-    if len(variant_id) > _ID_LENGTH:
+    if not fits(ProductVariant, variant_id):
         return None
     return await ProductVariant.filter(
         id=variant_id, deleted_at=None, product__deleted_at=None,

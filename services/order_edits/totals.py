@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from models import LineItem, LineItemAdjustment, LineItemTaxLine, OrderEdit, OrderItemChange, PaymentCollection
 from services.core.errors import NotFound
+from services.core.ids import fits
 from services.core.listing import FindConfig, find_page
 # `_totals` is the order view's own step from loaded rows to totals: the one rule both must share.
 from services.orders.view import OrderView, compute_totals, load_views, orders_query, rows_by
@@ -27,7 +28,6 @@ __all__ = [
 ]
 
 EDIT_NOT_FOUND = "Order edit with id {id} was not found"
-_ID_LENGTH = OrderEdit._meta.fields_map["id"].max_length
 # An edit that is none of confirmed, canceled or declined (extra §9.0): an order has one at most.
 ACTIVE = dict(confirmed_at=None, canceled_at=None, declined_at=None)
 
@@ -71,7 +71,7 @@ class EditView:
 
 
 async def load_edit_view(edit_id: str, *, message: str = EDIT_NOT_FOUND) -> EditView:
-    edit = await OrderEdit.get_or_none(id=edit_id) if len(edit_id) <= _ID_LENGTH else None
+    edit = await OrderEdit.get_or_none(id=edit_id) if fits(OrderEdit, edit_id) else None
     if edit is None:
         raise NotFound(message.format(id=edit_id))
     return (await load_edit_views([edit]))[0]

@@ -19,6 +19,7 @@ from models import Customer, Order
 from services.core import one_time_tokens
 from services.core.db import atomic
 from services.core.errors import NotFound, Unauthorized
+from services.core.ids import fitting
 from services.notifications.messages import CLAIM_TOKEN, ORDER_CLAIM
 from services.notifications.delivery import queue_message
 
@@ -29,7 +30,6 @@ __all__ = [
 INVALID_TOKEN = "Invalid or expired order claim token"
 SIGN_IN_FIRST = "Sign in to the account that asked for these orders, then confirm again"
 MAX_ORDERS = 100  # order ids in one request
-_ID_LENGTH = Order._meta.fields_map["id"].max_length
 
 
 async def request_order_claim(customer_id: str, order_ids: list[str]) -> int:
@@ -38,7 +38,7 @@ async def request_order_claim(customer_id: str, order_ids: list[str]) -> int:
     customer = await Customer.get_or_none(id=customer_id, deleted_at=None)
     if customer is None or not customer.has_account:
         raise Unauthorized("Customer does not have an account")
-    ids = [i for i in dict.fromkeys(order_ids) if len(i) <= _ID_LENGTH]
+    ids = fitting(Order, order_ids)
     orders = await _guest_orders().filter(id__in=ids) if ids else []
     return await _ask(customer, orders)
 

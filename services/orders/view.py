@@ -20,6 +20,7 @@ from models import (
 )
 from services.carts.view import amount_discount, has_free_shipping
 from services.core.errors import NotFound
+from services.core.ids import fits
 from services.orders.totals import OrderTotals, PaymentInput, TransactionInput, order_totals
 from services.carts.totals import ItemInput, ShippingInput
 
@@ -30,7 +31,6 @@ __all__ = [
 
 NOT_FOUND = "Order with id {id} was not found"  # the store's wording
 ADMIN_NOT_FOUND = "Order with id: {id} was not found"  # the admin's (reference extra §6.2)
-_ID_LENGTH = Order._meta.fields_map["id"].max_length
 ORDER_JOINS = ("region", "customer", "shipping_address", "billing_address", "sales_channel")
 
 
@@ -71,7 +71,7 @@ def orders_query() -> QuerySet:
 
 async def load_order_view(order_id: str, *, message: str = NOT_FOUND) -> OrderView:
     """The order with that id; NotFound with `message` (formatted with `id`) otherwise."""
-    order = await orders_query().filter(id=order_id).first() if len(order_id) <= _ID_LENGTH else None
+    order = await orders_query().filter(id=order_id).first() if fits(Order, order_id) else None
     if order is None:
         raise NotFound(message.format(id=order_id))
     return (await load_views([order]))[0]
@@ -79,7 +79,7 @@ async def load_order_view(order_id: str, *, message: str = NOT_FOUND) -> OrderVi
 
 async def load_order_view_by_cart(cart_id: str) -> OrderView:
     """The order placed from that cart."""
-    order = await orders_query().filter(cart_id=cart_id).first() if len(cart_id) <= _ID_LENGTH else None
+    order = await orders_query().filter(cart_id=cart_id).first() if fits(Order, cart_id, "cart_id") else None
     if order is None:
         raise NotFound(f"Order with cart id {cart_id} was not found")
     return (await load_views([order]))[0]

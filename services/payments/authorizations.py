@@ -11,11 +11,12 @@ still in flight or waiting for its retry actor.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 from tortoise.expressions import Q
 
 from models import Cart, IdempotencyKey, Order, Payment
+from services.core import clock
 from services.core.db import atomic
 from services.checkout.idempotency import FINISHED
 from services.payments import get_provider
@@ -27,15 +28,11 @@ log = logging.getLogger("commerce.authorizations")
 SWEEP_LIMIT = 100  # payments looked at per run; the next run takes the rest
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 async def cancel_authorization(cart_id: str, payment: Payment) -> None:
     """Release `payment` at its provider and on its row, and free its cart of it (the cart's row
     locked by the caller, inside its transaction)."""
     data = await get_provider(payment.provider_id).cancel(payment.data or {})
-    await Payment.filter(id=payment.id).update(canceled_at=_now(), data=data)
+    await Payment.filter(id=payment.id).update(canceled_at=clock.now(), data=data)
     await Cart.filter(id=cart_id, payment_id=payment.id).update(payment_id=None, payment_authorized_at=None)
 
 
@@ -43,7 +40,7 @@ async def cancel_stale_authorizations(max_age_seconds: float) -> dict[str, list[
     """Cancel cart payments authorized more than `max_age_seconds` ago that have no order (up to
     SWEEP_LIMIT a run). Answers what was canceled and what failed (the next run tries those
     again); each cancellation is logged too."""
-    cutoff = _now() - timedelta(seconds=max_age_seconds)
+    cutoff = clock.now() - timedelta(seconds=max_age_seconds)
     ids = await Payment.filter(
         Q(canceled_at=None) & Q(captured_at=None) & Q(order_id=None) & Q(cart_id__not_isnull=True)
         & Q(swap_id=None) & Q(payment_collection_id=None) & Q(created_at__lt=cutoff)

@@ -17,13 +17,14 @@ initiated sessions, so no money stays held for an edit that will not happen.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 
 from tortoise.query_utils import Prefetch
 
 from models import Order, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider
+from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound, PaymentError
+from services.core.ids import fits
 from services.payments import get_provider
 
 __all__ = [
@@ -34,12 +35,6 @@ __all__ = [
 NOT_FOUND = "Payment collection with id {id} was not found"
 OPEN_STATUSES = ("not_paid", "awaiting")  # a shopper may still pay
 _ALWAYS_AVAILABLE = "system"  # Medusa's core resolves it whatever the region lists (as carts do)
-_ID_LENGTH = PaymentCollection._meta.fields_map["id"].max_length
-_PROVIDER_ID_LENGTH = PaymentProvider._meta.fields_map["id"].max_length
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 async def create_collection(order: Order, amount: int, created_by: str, description: str | None) -> PaymentCollection:
@@ -53,7 +48,7 @@ async def create_collection(order: Order, amount: int, created_by: str, descript
 async def get_collection(collection_id: str) -> PaymentCollection:
     """The live collection with its region and sessions."""
     found = None
-    if len(collection_id) <= _ID_LENGTH:
+    if fits(PaymentCollection, collection_id):
         found = await PaymentCollection.filter(id=collection_id, deleted_at=None).select_related(
             "region"
         ).prefetch_related(
@@ -66,7 +61,7 @@ async def get_collection(collection_id: str) -> PaymentCollection:
 
 async def _lock(collection_id: str) -> PaymentCollection:
     found = None
-    if len(collection_id) <= _ID_LENGTH:
+    if fits(PaymentCollection, collection_id):
         found = await PaymentCollection.filter(id=collection_id, deleted_at=None).select_for_update().first()
     if found is None:
         raise NotFound(NOT_FOUND.format(id=collection_id))
@@ -80,7 +75,7 @@ async def set_session(collection_id: str, provider_id: str) -> PaymentCollection
         collection = await _lock(collection_id)
         if collection.status not in OPEN_STATUSES:
             raise NotAllowed(f"Cannot set payment sessions for a payment collection with status {collection.status}")
-        offered = len(provider_id) <= _PROVIDER_ID_LENGTH and await PaymentProvider.filter(
+        offered = fits(PaymentProvider, provider_id) and await PaymentProvider.filter(
             regions__id=collection.region_id, id=provider_id
         ).exists()
         if provider_id != _ALWAYS_AVAILABLE and not offered:
@@ -113,7 +108,7 @@ async def authorize_session(collection_id: str, session_id: str) -> PaymentColle
     async with atomic():
         collection = await _lock(collection_id)
         session = None
-        if len(session_id) <= _ID_LENGTH:
+        if fits(PaymentCollectionSession, session_id):
             session = await PaymentCollectionSession.get_or_none(id=session_id, payment_collection_id=collection.id)
         if session is None:
             raise NotFound(f"Payment session with id {session_id} was not found")
@@ -124,7 +119,7 @@ async def authorize_session(collection_id: str, session_id: str) -> PaymentColle
         status, data = await get_provider(session.provider_id).authorize(session)
         session.status, session.data = status, data
         if status == "authorized":
-            session.payment_authorized_at = _now()
+            session.payment_authorized_at = clock.now()
             await Payment.create(
                 payment_collection_id=collection.id, amount=session.amount, currency_code=collection.currency_code,
                 provider_id=session.provider_id, data=data,
@@ -161,7 +156,7 @@ async def release(collection_id: str) -> None:
         return
     for payment in await Payment.filter(payment_collection_id=collection.id, canceled_at=None, captured_at=None):
         payment.data = await get_provider(payment.provider_id).cancel(dict(payment.data or {}))
-        payment.canceled_at = _now()
+        payment.canceled_at = clock.now()
         await payment.save(update_fields=["data", "canceled_at", "updated_at"])
     for session in await PaymentCollectionSession.filter(payment_collection_id=collection.id, is_initiated=True):
         if session.payment_authorized_at is None:

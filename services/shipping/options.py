@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from tortoise.query_utils import Prefetch
 
 from models import Cart, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
-from services.carts.locks import can_hold_id, lock_cart
+from services.carts.locks import lock_cart
 from services.carts.view import CartView, load_checked_view
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.ids import fits
 from services.payments.sessions import resync_payment_sessions
 from services.catalog.pricing import tax_on
 from services.regions.taxes import TaxLine, load_overrides, option_lines
@@ -103,7 +104,7 @@ async def list_shipping_options(
 async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
     """The options a cart can be shipped with: outbound, in its region, for the shipping profile
     of one of its products, whose requirements its subtotal meets and whose price is known."""
-    cart = await Cart.filter(id=cart_id, deleted_at=None).first() if can_hold_id(cart_id) else None
+    cart = await Cart.filter(id=cart_id, deleted_at=None).first() if fits(Cart, cart_id) else None
     if cart is None:
         raise NotFound(f"Cart with {cart_id} was not found")
     items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
@@ -126,7 +127,7 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
     async with atomic():
         cart = await lock_cart(cart_id)
         option = None
-        if len(option_id) <= ShippingOption._meta.fields_map["id"].max_length:
+        if fits(ShippingOption, option_id):
             option = await _with_requirements(ShippingOption.filter(id=option_id, deleted_at=None)).first()
         if option is None:
             raise NotFound(f"Shipping Option with {option_id} was not found")

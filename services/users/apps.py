@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from models import OAuthApp
 from services.core.errors import InvalidData, NotAllowed, NotFound, UnexpectedState
+from services.core.ids import fits
 
 __all__ = [
     "OAuthHandler", "OAuthRegistry", "InMemoryOAuthHandler", "oauth_handlers", "list_apps", "install_app",
@@ -46,7 +47,6 @@ class OAuthRegistry:
 
 
 oauth_handlers = OAuthRegistry()
-_NAME_LENGTH = OAuthApp._meta.fields_map["application_name"].max_length
 
 
 class InMemoryOAuthHandler:
@@ -92,8 +92,7 @@ async def authorize_app(
     application_name: str, state: str, code: str, registry: OAuthRegistry = oauth_handlers
 ) -> OAuthApp:
     app = None
-    # The ORM raises on a name longer than the column: such a name names no app.
-    if len(application_name) <= _NAME_LENGTH:
+    if fits(OAuthApp, application_name, "application_name"):
         app = await OAuthApp.get_or_none(application_name=application_name)
     if app is None:
         raise NotFound(f"Oauth application {application_name} not found")
