@@ -1,12 +1,14 @@
-"""What a cart completion answers, in the API's shapes: the placed order, or the cart when the
-shopper still has something to do. Used by the route and by the retry worker alike, so a key
-finished by either replays the same body."""
+"""What a cart completion answers, in the API's shapes: the placed order, the cart when the
+shopper still has something to do, or the refusal the key stores. Used by the route and by the
+retry worker alike, so a key finished by either replays the same body."""
 
 from __future__ import annotations
 
 from app.shapes.carts import cart_json
 from app.shapes.orders import placed_order_json
+from app.web.errors import stored_answer
 from services.carts.view import load_cart_view
+from services.core.errors import DomainError
 
 __all__ = ["ApiAnswers"]
 
@@ -17,3 +19,6 @@ class ApiAnswers:
 
     async def cart(self, cart_id: str) -> dict:
         return cart_json(await load_cart_view(cart_id))
+
+    def refused(self, error: DomainError) -> tuple[int, dict]:
+        return stored_answer(error)

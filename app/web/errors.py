@@ -18,9 +18,10 @@ from tortoise.exceptions import IntegrityError, TransactionManagementError, Vali
 from app.web.auth import has_admin_credentials
 from app.web.cors import cors_headers, preflight
 from app.web.responses import json
+from services.checkout.placement import InsufficientInventory
 from services.core.errors import DomainError
 
-__all__ = ["JsonErrorHandler", "error_body", "STATUS_BY_KIND"]
+__all__ = ["JsonErrorHandler", "error_body", "domain_answer", "stored_answer", "key_headers", "STATUS_BY_KIND"]
 
 log = logging.getLogger("commerce.errors")
 
@@ -36,6 +37,9 @@ STATUS_BY_KIND = {
     "unexpected_state": 500,
     "database_error": 500,
 }
+# Codes answered with another status than their kind's: Stripe's 422 for a key reused for another
+# request, and a completion still being retried is unavailable for now rather than broken.
+STATUS_BY_CODE = {"idempotency_key_reused": 422, "completion_retrying": 503}
 CODE_BY_KIND = {"duplicate_error": "invalid_request_error", "conflict": "invalid_state_error"}
 CONFLICT_MESSAGE = (
     "The request conflicted with another request. You may retry the request with the provided "
@@ -51,6 +55,32 @@ def error_body(kind: str, message: str, code: str | None = None) -> dict:
     return body
 
 
+def key_headers(key: str) -> dict[str, str]:
+    """What every answer to a request under an Idempotency-Key carries (Medusa exposes the two
+    headers to browsers always, not only for an allowed origin)."""
+    return {"Idempotency-Key": key, "Access-Control-Expose-Headers": "Idempotency-Key, Retry-After"}
+
+
+def domain_answer(error: DomainError) -> tuple[int, dict, dict[str, str]]:
+    """The status, JSON body and headers a domain outcome is answered with: the one mapping."""
+    status = STATUS_BY_CODE.get(error.code or "") or STATUS_BY_KIND.get(error.kind, 500)
+    headers = key_headers(error.idempotency_key) if error.idempotency_key is not None else {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    return status, error_body(error.kind, error.message, error.code), headers
+
+
+def stored_answer(error: DomainError) -> tuple[int, dict]:
+    """The status and body a keyed request that ends in `error` stores as its finished answer
+    (every replay of the key answers them). Medusa's cart completion answers a stock shortfall
+    409 with one error per short variant; anything else as the handler answers it."""
+    if isinstance(error, InsufficientInventory):
+        message = "Variant with id: {} does not have the required inventory"
+        return 409, {"errors": [error_body(error.kind, message.format(v), error.code) for v in error.variant_ids]}
+    status, body, _ = domain_answer(error)
+    return status, body
+
+
 class JsonErrorHandler(ErrorHandler):
     def default(self, request: Request, exception: Exception):
         response = self._respond(request, exception)
@@ -59,12 +89,10 @@ class JsonErrorHandler(ErrorHandler):
 
     def _respond(self, request: Request, exception: Exception):
         if isinstance(exception, DomainError):
-            status = STATUS_BY_KIND.get(exception.kind, 500)
-            if status >= 500:
+            status, body, headers = domain_answer(exception)
+            if status == 500:  # a 503 is a retry under way, logged where it stopped
                 log.error("%s %s: %s", request.method, request.path, exception.message)
-            retry_after = getattr(exception, "retry_after", None)
-            headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-            return json(error_body(exception.kind, exception.message, exception.code), status, headers)
+            return json(body, status, headers or None)
         if isinstance(exception, (RouteNotFound, MethodNotAllowed)):
             if request.method == "OPTIONS":
                 return preflight(request)

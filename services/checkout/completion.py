@@ -23,8 +23,7 @@ it, and a refusal at placing cancels the payment authorized for it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Protocol
 
 import orjson
@@ -34,10 +33,11 @@ from services.checkout import idempotency
 from services.carts.locks import lock_cart
 from services.payments.authorizations import cancel_authorization
 from services.carts.view import CartView, load_cart_view
+from services.core import clock
 from services.core.db import atomic
 from services.orders.display_ids import next_display_id
-from services.core.errors import DomainError, InvalidData, NotAllowed
-from services.checkout.idempotency import Busy, Mismatch, Replay
+from services.core.errors import DomainError, InvalidData, NotAllowed, UnexpectedState
+from services.checkout.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
 from services.checkout.placement import (
     GiftCardBalanceChanged, InsufficientInventory, drop_tax_lines, place_order, store_tax_lines,
 )
@@ -54,6 +54,7 @@ RETRY_ACTOR = "retry_cart_completion"
 WAITING_STATUSES = ("pending", "requires_more")  # the shopper has more to do at the gateway
 STALLED_AFTER_SECONDS = 60.0  # an unfinished key untouched this long goes to the retry actor
 KEY_RETENTION_SECONDS = 24 * 3600.0
+RETRY_AFTER_SECONDS = 2  # what a client told to retry a stopped completion waits
 
 
 class Answers(Protocol):
@@ -63,23 +64,30 @@ class Answers(Protocol):
 
     async def cart(self, cart_id: str) -> dict: ...
 
+    def refused(self, error: DomainError) -> tuple[int, Any]:
+        """The status and body a refusal stored for the key answers."""
+
 
 @dataclass
 class Completion:
     key: str
     status: int
     body: Any
-    headers: dict[str, str] = field(default_factory=dict)
     replayed: bool = False
 
 
-class TransientFailure(Exception):
-    """A stage failed for a reason that is not the shopper's; the key waits at `recovery_point`."""
+class TransientFailure(UnexpectedState):
+    """A stage failed for a reason that is not the shopper's; the key waits at `recovery_point`
+    for the retry actor, or the client retrying it after `retry_after` seconds."""
 
     def __init__(self, key: str, recovery_point: str):
-        super().__init__(f"completion {key} stopped at {recovery_point}")
-        self.key = key
+        super().__init__(
+            "The order is not placed yet: completion is being retried. Retry with the same Idempotency-Key "
+            "or poll the cart.", code="completion_retrying",
+        )
+        self.idempotency_key = key
         self.recovery_point = recovery_point
+        self.retry_after = RETRY_AFTER_SECONDS
 
 
 @dataclass
@@ -88,25 +96,21 @@ class _Final:
     build: Callable[[Answers], Awaitable[Any]]
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 async def complete_cart(
     cart_id: str, key_value: str | None, *, path: str, body: Any, answers: Answers, context: dict | None = None,
 ) -> Completion:
-    """POST /store/carts/{id}/complete. Raises a DomainError the shopper can act on (the key is
-    let go, so the same key may be retried after fixing the cart) or TransientFailure."""
+    """POST /store/carts/{id}/complete. Raises a DomainError naming the key: one the shopper can
+    act on (the key is let go, so the same key may be retried after fixing the cart), KeyReused,
+    KeyInUse or TransientFailure."""
     if key_value is not None and not 0 < len(key_value) <= idempotency.MAX_KEY_LENGTH:
-        raise InvalidData(f"Idempotency-Key must be 1 to {idempotency.MAX_KEY_LENGTH} characters")
+        refusal = InvalidData(f"Idempotency-Key must be 1 to {idempotency.MAX_KEY_LENGTH} characters")
+        refusal.idempotency_key = key_value
+        raise refusal
     state = await idempotency.begin(key_value, "POST", path, body, {"cart_id": cart_id, **(context or {})})
     if isinstance(state, Mismatch):
-        return Completion(state.key, 422, {
-            "type": "invalid_data", "code": "idempotency_key_reused",
-            "message": f"Idempotency-Key {state.key} was already used for another request",
-        })
+        raise KeyReused(state.key)
     if isinstance(state, Busy):
-        return _busy(state)
+        raise KeyInUse(state.key, state.retry_after)
     if isinstance(state, Replay):
         return Completion(state.key, state.status, state.body, replayed=True)
     return await _run(state.key, cart_id, answers, ask_for_retry=True)
@@ -124,7 +128,9 @@ async def resume_completion(key_id: str, answers: Answers) -> str:
         return "busy"
     cart_id = (state.key.request_params or {}).get("cart_id")
     try:
-        await _run(state.key, cart_id, answers, ask_for_retry=False)  # a failure raises: the actor retries
+        await _run(state.key, cart_id, answers, ask_for_retry=False)
+    except TransientFailure:
+        raise  # the actor retries
     except DomainError:
         return "refused"
     return "finished"
@@ -141,20 +147,14 @@ async def hand_over_stalled(grace_seconds: float = STALLED_AFTER_SECONDS) -> int
     return len(keys)
 
 
-def _busy(state: Busy) -> Completion:
-    return Completion(state.key, 409, {
-        "type": "conflict", "code": "idempotency_key_in_use",
-        "message": "A request with this Idempotency-Key is in progress. Retry with the same key shortly.",
-    }, headers={"Retry-After": str(state.retry_after)})
-
-
 async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_retry: bool) -> Completion:
     stages = {"started": _store_tax_lines, "tax_lines_created": _authorize, "payment_authorized": _place}
     try:
         while True:
             stage = stages.get(key.recovery_point)
             if stage is None:
-                final = _Final(500, _const({"type": "unexpected_state", "message": "Unknown recovery point"}))
+                status, body = answers.refused(UnexpectedState("Unknown recovery point"))
+                final = _Final(status, _const(body))
             else:
                 final = await stage(key, cart_id)
             if final is not None:
@@ -164,13 +164,10 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
                 return Completion(key.idempotency_key, final.status, body)
     except InsufficientInventory as refusal:
         await _undo_authorization(cart_id)
-        body = {"errors": [
-            {"message": f"Variant with id: {v} does not have the required inventory", "type": "not_allowed",
-             "code": "insufficient_inventory"}
-            for v in refusal.variant_ids
-        ]}
-        await idempotency.finish(key, 409, body)
-        return Completion(key.idempotency_key, 409, body)
+        # Medusa answers a stock shortfall as a finished request: the key stores it and replays it.
+        status, body = answers.refused(refusal)
+        await idempotency.finish(key, status, body)
+        return Completion(key.idempotency_key, status, body)
     except DomainError as refusal:
         # The shopper can fix this (select a session, drop a spent code): no answer is stored
         # for the key, so the same key works once the cart is right.
@@ -238,7 +235,7 @@ async def _authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
                     await drop_tax_lines(view)
                     return _Final(200, lambda answers: _cart_answer(answers, cart_id, payment_status=waiting))
             else:
-                await Cart.filter(id=cart.id).update(payment_authorized_at=_now())
+                await Cart.filter(id=cart.id).update(payment_authorized_at=clock.now())
         await idempotency.advance(key, "payment_authorized")
     return None
 
@@ -259,7 +256,7 @@ async def _authorize_session(cart: Cart, session: PaymentSession | None, total: 
         cart_id=cart.id, amount=total, currency_code=cart.region.currency_code, provider_id=session.provider_id,
         data=data,
     )
-    await Cart.filter(id=cart.id).update(payment_id=payment.id, payment_authorized_at=_now())
+    await Cart.filter(id=cart.id).update(payment_id=payment.id, payment_authorized_at=clock.now())
     return None
 
 

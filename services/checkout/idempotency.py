@@ -18,7 +18,7 @@ import hashlib
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Any
 
 import orjson
@@ -26,12 +26,14 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 
 from models import IdempotencyKey
+from services.core import clock
+from services.core.errors import Conflict, InvalidData
 
 log = logging.getLogger("commerce.idempotency")
 
 __all__ = [
-    "Held", "Busy", "Mismatch", "Replay", "begin", "take", "advance", "finish", "release", "purge_finished",
-    "stalled", "LEASE_SECONDS", "MAX_KEY_LENGTH",
+    "Held", "Busy", "Mismatch", "Replay", "KeyReused", "KeyInUse", "begin", "take", "advance", "finish", "release",
+    "purge_finished", "stalled", "LEASE_SECONDS", "MAX_KEY_LENGTH",
 ]
 
 LEASE_SECONDS = 30.0  # a holder that has not moved for this long is presumed dead
@@ -39,8 +41,24 @@ MAX_KEY_LENGTH = 255
 FINISHED = "finished"
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
+class KeyReused(InvalidData):
+    """The key was first used for another request: the client must send a new one."""
+
+    def __init__(self, key: str):
+        super().__init__(f"Idempotency-Key {key} was already used for another request", code="idempotency_key_reused")
+        self.idempotency_key = key
+
+
+class KeyInUse(Conflict):
+    """Another request or worker holds the key: retry it after `retry_after` seconds."""
+
+    def __init__(self, key: str, retry_after: int):
+        super().__init__(
+            "A request with this Idempotency-Key is in progress. Retry with the same key shortly.",
+            code="idempotency_key_in_use",
+        )
+        self.idempotency_key = key
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -78,7 +96,7 @@ async def begin(value: str | None, method: str, path: str, body: Any, params: di
     """Adopt (or create) the key named `value` for this request and try to hold it."""
     value = value or str(uuid.uuid4())
     mark = fingerprint(method, path, body)
-    now = _now()
+    now = clock.now()
     try:
         key = await IdempotencyKey.create(
             idempotency_key=value, fingerprint=mark, request_method=method.upper(), request_path=path,
@@ -99,7 +117,7 @@ async def take(key: IdempotencyKey) -> Held | Busy | Replay:
     """Hold `key` if nobody does (or its holder's lease ran out)."""
     if key.recovery_point == FINISHED:
         return Replay(key.idempotency_key, key.response_code or 200, key.response_body)
-    now = _now()
+    now = clock.now()
     stale = now - timedelta(seconds=LEASE_SECONDS)
     taken = await IdempotencyKey.filter(
         Q(id=key.id) & Q(recovery_point=key.recovery_point) & (Q(locked_at=None) | Q(locked_at__lt=stale))
@@ -118,13 +136,13 @@ async def take(key: IdempotencyKey) -> Held | Busy | Replay:
 
 async def advance(key: IdempotencyKey, recovery_point: str) -> None:
     """Record progress (inside the stage's transaction, so it commits with the stage's work)."""
-    now = _now()
+    now = clock.now()
     await IdempotencyKey.filter(id=key.id).update(recovery_point=recovery_point, locked_at=now, updated_at=now)
     key.recovery_point, key.locked_at, key.updated_at = recovery_point, now, now
 
 
 async def finish(key: IdempotencyKey, status: int, body: Any) -> None:
-    now = _now()
+    now = clock.now()
     await IdempotencyKey.filter(id=key.id).update(
         recovery_point=FINISHED, response_code=status, response_body=body, locked_at=None, updated_at=now
     )
@@ -136,13 +154,13 @@ async def release(key: IdempotencyKey, refused_status: int | None = None) -> Non
     `refused_status` marks a key the client must act on first (the cart needs fixing): the sweep
     leaves those alone; a key let go without it is the retry worker's."""
     await IdempotencyKey.filter(id=key.id, recovery_point=key.recovery_point).update(
-        locked_at=None, updated_at=_now(), response_code=refused_status
+        locked_at=None, updated_at=clock.now(), response_code=refused_status
     )
 
 
 async def stalled(grace_seconds: float, limit: int = 100) -> list[IdempotencyKey]:
     """Unfinished keys nobody has moved for `grace_seconds` (let go, or their holder died)."""
-    now = _now()
+    now = clock.now()
     quiet = now - timedelta(seconds=grace_seconds)
     stale = now - timedelta(seconds=LEASE_SECONDS)
     return await IdempotencyKey.filter(
@@ -154,7 +172,7 @@ async def stalled(grace_seconds: float, limit: int = 100) -> list[IdempotencyKey
 async def purge_finished(max_age_seconds: float) -> int:
     """Forget keys older than `max_age_seconds`; a reused key after that is a new request. Keys
     never finished by then are dropped too: their client has long given up (logged)."""
-    cutoff = _now() - timedelta(seconds=max_age_seconds)
+    cutoff = clock.now() - timedelta(seconds=max_age_seconds)
     abandoned = await IdempotencyKey.filter(recovery_point__not=FINISHED, created_at__lt=cutoff).values_list(
         "idempotency_key", "recovery_point"
     )

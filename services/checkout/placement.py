@@ -11,8 +11,6 @@ transaction rolls back; nothing is half-written.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from tortoise.expressions import F, Q
 
 from models import (
@@ -20,6 +18,7 @@ from models import (
     ShippingMethod, ShippingMethodTaxLine,
 )
 from services.carts.view import CartView
+from services.core import clock
 from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
 from services.gift_cards.gift_cards import create_gift_card
@@ -50,10 +49,6 @@ class GiftCardBalanceChanged(NotAllowed):
             "or refresh the payment sessions to pay the new total, then complete the cart again.",
             code="gift_card_balance_changed",
         )
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 async def store_tax_lines(view: CartView) -> None:
@@ -136,9 +131,11 @@ async def place_order(
     await LineItem.filter(cart_id=cart.id).update(order_id=order.id)
     await ShippingMethod.filter(cart_id=cart.id).update(order_id=order.id)
     await _issue_bought_gift_cards(view, order)
-    await Cart.filter(id=cart.id).update(completed_at=_now())
+    await Cart.filter(id=cart.id).update(completed_at=clock.now())
     if draft_order is not None:
-        await DraftOrder.filter(id=draft_order.id).update(status="completed", order_id=order.id, completed_at=_now())
+        await DraftOrder.filter(id=draft_order.id).update(
+            status="completed", order_id=order.id, completed_at=clock.now()
+        )
     return order
 
 

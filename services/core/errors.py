@@ -10,6 +10,10 @@ class DomainError(Exception):
     """Base of every error a service raises on purpose. `kind` is Medusa's error type."""
 
     kind = "unexpected_state"
+    # What the web tier echoes when set: the request's Idempotency-Key, and the seconds after
+    # which a retry may succeed (Retry-After).
+    idempotency_key: str | None = None
+    retry_after: int | None = None
 
     def __init__(self, message: str, *, code: str | None = None):
         super().__init__(message)

@@ -13,10 +13,14 @@ from sanic import Request
 from sanic.exceptions import BadRequest
 from tortoise.exceptions import TransactionManagementError
 
+from app.web.errors import stored_answer
 from app.web.responses import json
 from app.server import create_app
 from app.web.validation import Body, Email, NonEmptyStr, parse_body
 from models import Currency, Region
+from services.checkout.completion import TransientFailure
+from services.checkout.idempotency import KeyInUse, KeyReused
+from services.checkout.placement import InsufficientInventory
 from services.core.errors import Conflict, Duplicate, NotAllowed, NotFound, UnexpectedState
 from tests.conftest import SETTINGS, running, settings
 
@@ -64,6 +68,9 @@ def throwaway_app(**changes):
             "unexpected": UnexpectedState("The payment session is in an unexpected state."),
             "transaction": TransactionManagementError("current transaction is aborted"),
             "bad_request": BadRequest("Invalid header"),
+            "key_in_use": KeyInUse("key-1", retry_after=3),
+            "key_reused": KeyReused("key-1"),
+            "retrying": TransientFailure("key-1", "payment_authorized"),
         }[kind]
 
     @app.post("/store/echo")
@@ -305,6 +312,38 @@ async def test_a_foreign_key_violation_is_a_404(app_client):
     r = await app_client.post("/store/region-with-missing-provider")
     assert_json_error(r, 404, {"type": "not_found", "message": "A record the request refers to does not exist."})
     assert await Region.filter(name="Nowhere").count() == 0
+
+
+KEY_HEADERS = {"idempotency-key": "key-1", "access-control-expose-headers": "Idempotency-Key, Retry-After"}
+
+
+@pytest.mark.parametrize("kind,status,code,headers", [
+    ("key_in_use", 409, "idempotency_key_in_use", {**KEY_HEADERS, "retry-after": "3"}),
+    ("key_reused", 422, "idempotency_key_reused", KEY_HEADERS),
+    ("retrying", 503, "completion_retrying", {**KEY_HEADERS, "retry-after": "2"}),
+])
+async def test_a_keyed_outcome_is_answered_by_the_handler_with_its_key_headers(app_client, kind, status, code, headers):
+    # Given a service outcome that carries the request's key (and when to retry)
+    for origin in ({}, {"Origin": STORE_ORIGIN}):
+        r = await app_client.get(f"/store/domain/{kind}", headers=origin)
+        # I expect the handler alone to give it its status, code and headers, with or without CORS
+        assert r.status_code == status, r.text
+        assert r.json()["code"] == code
+        assert {name: r.headers.get(name) for name in headers} == headers
+        if "retry-after" not in headers:
+            assert "retry-after" not in r.headers
+
+
+def test_a_stock_refusal_stored_for_a_key_is_medusas_409_with_one_error_a_variant():
+    assert stored_answer(InsufficientInventory(["variant_a", "variant_b"])) == (409, {"errors": [
+        {"type": "not_allowed", "code": "insufficient_inventory",
+         "message": f"Variant with id: {v} does not have the required inventory"}
+        for v in ("variant_a", "variant_b")
+    ]})
+    # anything else is stored as the handler answers it
+    assert stored_answer(UnexpectedState("Unknown recovery point")) == (
+        500, {"type": "unexpected_state", "message": "Unknown recovery point"}
+    )
 
 
 # ---------------------------------------------------------------- CORS
