@@ -10,17 +10,16 @@ resumed by the scheduler's sweep from its last committed checkpoint, or failed a
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
 from jobs import outbox
 from models import BatchJob, Job, User
+from services.batch_jobs.runs import JobRun, JobStopped
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import DomainError, InvalidData, NotAllowed, NotFound
@@ -36,7 +35,6 @@ __all__ = [
 PRE_PROCESS_ACTOR = "pre_process_batch_job"
 PROCESS_ACTOR = "process_batch_job"
 MAX_RUNS = 5  # runs of one stage (each worker death costs one) before the job is failed
-_BEAT_SECONDS = 5.0  # a long read reports at most this often
 
 
 @dataclass(frozen=True)
@@ -178,48 +176,6 @@ async def cancel_batch_job(job_id: str, user_id: str) -> BatchJob:
 
 
 # ---------------------------------------------------------------- what a worker does
-
-
-class JobStopped(Exception):
-    """The run must stop without writing: its job was canceled or failed, or a newer run holds it."""
-
-
-@dataclass
-class JobRun:
-    """One worker's hold on a job, from claim to release."""
-
-    job: BatchJob
-    token: str
-    _last_beat: float = field(default_factory=time.monotonic)
-
-    def _fenced(self) -> QuerySet:
-        return BatchJob.filter(id=self.job.id, lease_token=self.token, canceled_at=None, failed_at=None)
-
-    async def fence(self) -> None:
-        """Call inside a transaction before writing: raises JobStopped unless the job is still this
-        run's to work on. On PostgreSQL the job row stays locked until the transaction ends, so a
-        cancel waits for the chunk in flight and is seen before the next one."""
-        if not await self._fenced().update(heartbeat_at=clock.now()):
-            raise JobStopped(self.job.id)
-        self._last_beat = time.monotonic()
-
-    async def save(self, result: dict, checkpoint: Any = None) -> None:
-        """Record progress (and where a resumed run starts) under the fence."""
-        changes = {"result": result, "heartbeat_at": clock.now()}
-        if checkpoint is not None:
-            changes["checkpoint"] = checkpoint
-        if not await self._fenced().update(**changes):
-            raise JobStopped(self.job.id)
-        self.job.result = result
-        self._last_beat = time.monotonic()
-
-    async def beat(self) -> None:
-        """During a long read: report now and then, and stop if the job was canceled."""
-        if time.monotonic() - self._last_beat >= _BEAT_SECONDS:
-            await self.fence()
-
-    async def release(self) -> None:
-        await BatchJob.filter(id=self.job.id, lease_token=self.token).update(lease_token=None)
 
 
 async def _claim(job_id: str, stage: str) -> JobRun | None:

@@ -20,7 +20,7 @@ from tortoise.functions import Count
 from tortoise.queryset import QuerySet
 
 from models import MoneyAmount, Product, ProductVariant, Region
-from services.batch_jobs.lifecycle import JobRun
+from services.batch_jobs.runs import JobRun
 from services.core.errors import InvalidData
 from services.files import storage
 from services.core.listing import prefetches

@@ -1,1 +1,3 @@
-"""The shared core every area uses: transactions, domain errors, listing, tokens, limits."""
+"""The shared core every area uses: transactions (db), domain errors, listing, the clock, ids,
+tokens, passwords, one-time tokens, rate limits and small value rules (handles, durations,
+metadata). It imports no area."""

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from tortoise.exceptions import IntegrityError, OperationalError
 
 from models import ShippingProfile
-from services.batch_jobs.lifecycle import JobRun
+from services.batch_jobs.runs import JobRun
 from services.core.db import atomic
 from services.core.errors import InvalidData
 from services.files import storage

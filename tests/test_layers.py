@@ -1,0 +1,118 @@
+"""The house rules that a reader should not have to check by hand: no import cycle between our
+modules (counting imports inside functions, which hide cycles from the interpreter), and each
+layer imports only the layers below it (DESIGN: app -> services -> models; jobs -> services;
+workers -> jobs)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("app", "services", "models", "jobs", "workers")
+# What each layer may import of ours besides itself (a package, or one module of another layer).
+ALLOWED = {
+    "models": set(),
+    "services": {"models", "jobs.outbox"},  # the outbox: a job is written in the asking transaction
+    "app": {"services", "models", "jobs"},
+    "jobs": {"services", "models", "app.config", "app.shapes"},  # shapes: what a retried completion answers
+    "workers": {"jobs", "services", "models", "app"},
+}
+
+
+def _allowed(layer: str, target: str) -> bool:
+    return target.split(".")[0] == layer or any(target == a or target.startswith(a + ".") for a in ALLOWED[layer])
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str | None:
+    """The module of ours that `name` (a module, or a name inside one) lives in."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            # `from package import module` imports the module; `from module import name`, the module
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+        else:
+            continue
+        for name in names:
+            target = _resolve(name)
+            if target and target != module:
+                out.add(target)
+    return out
+
+
+GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                out.append(sorted(part))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_module_imports_itself_back_through_others():
+    assert _cycles() == []
+
+
+@pytest.mark.parametrize("layer", PACKAGES)
+def test_each_layer_imports_only_the_layers_below_it(layer):
+    wrong = sorted(
+        f"{m} imports {t}" for m, targets in GRAPH.items() if m.split(".")[0] == layer
+        for t in targets if not _allowed(layer, t)
+    )
+    assert wrong == []
