@@ -3,14 +3,15 @@
 from sanic import Blueprint
 
 from app.admin import (
-    apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts, draft_orders, gift_cards,
-    order_edits, orders, products, uploads,
+    analytics_configs, apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts,
+    draft_orders, gift_cards, order_edits, orders, products, store, uploads, users,
 )
 
 __all__ = ["admin"]
 
 admin = Blueprint.group(
-    auth.bp, apps.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp, customers.bp, discounts.bp,
-    draft_orders.bp, gift_cards.bp, order_edits.bp, orders.bp, products.bp, uploads.bp,
+    analytics_configs.bp, apps.bp, auth.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp,
+    customers.bp, discounts.bp, draft_orders.bp, gift_cards.bp, order_edits.bp, orders.bp, products.bp, store.bp,
+    uploads.bp, users.bp,
     url_prefix="/admin",
 )

@@ -6,19 +6,20 @@ from typing import Any
 
 from sanic import Blueprint, Request
 
+from app.shapes.orders import ORDER_COLUMNS
 from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
 from app.web.responses import json
 from app.web.serialize import COLUMNS, dump_many
 from app.web.validation import Body, Email, NonEmptyStr, parse_body
-from models import Customer
+from models import Customer, Order
 from services.customers.customers import CustomerFilter, create_customer, get_customer, list_customers, update_customer
 
 __all__ = ["bp", "CustomerFilters", "RELATIONS", "ORDER", "customers_page"]
 
 bp = Blueprint("admin_customers", url_prefix="/customers")
 
-# `orders` joins these once orders exist.
-RELATIONS = ("shipping_addresses", "billing_address", "groups")
+# `orders` are the customer's orders as rows (Medusa v1's relation): columns, no lines and no totals.
+RELATIONS = ("orders", "shipping_addresses", "billing_address", "groups")
 ORDER = ("id", "email", "first_name", "last_name", "phone", "has_account", "created_at", "updated_at")
 
 
@@ -39,7 +40,7 @@ LIST = QuerySpec(
     default_limit=50,
 )
 ONE = QuerySpec(
-    columns=COLUMNS[Customer], default_relations=("shipping_addresses",), allowed_relations=RELATIONS,
+    columns=COLUMNS[Customer], default_relations=("orders", "shipping_addresses"), allowed_relations=RELATIONS,
     is_list=False,
 )
 
@@ -74,13 +75,26 @@ class UpdateCustomer(Body):
         return out
 
 
+def _order(order: Order) -> dict:
+    values = order.__dict__
+    return {**{c: values.get(c) for c in ORDER_COLUMNS}, "object": "order"}
+
+
+def _dump(customers: list[Customer], relations: tuple[str, ...], fields: frozenset[str] | None) -> list[dict]:
+    out = dump_many(customers, tuple(r for r in relations if r.split(".")[0] != "orders"), fields)
+    if "orders" in relations:
+        for customer, data in zip(customers, out):
+            data["orders"] = [_order(o) for o in customer.orders.related_objects]
+    return out
+
+
 def customers_page(customers: list[Customer], count: int, q: ParsedQuery) -> dict:
-    return {"customers": dump_many(customers, q.relations, q.fields), "count": count,
+    return {"customers": _dump(customers, q.relations, q.fields), "count": count,
             "offset": q.offset, "limit": q.limit}
 
 
 def _one(customer: Customer, q: ParsedQuery | None = None) -> dict:
-    return {"customer": dump_many([customer], q.relations if q else (), q.fields if q else None)[0]}
+    return {"customer": _dump([customer], q.relations if q else (), q.fields if q else None)[0]}
 
 
 @bp.get("")

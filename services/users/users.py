@@ -16,7 +16,7 @@ from services.core.tokens import ADMIN_JWT_TTL, digest, issue_jwt, new_secret, p
 
 __all__ = [
     "create_user", "authenticate_user", "issue_admin_jwt", "issue_api_token", "get_user",
-    "user_for_api_token", "normalize_email", "set_user_password", "watch_password_changes",
+    "user_for_api_token", "normalize_email", "set_user_password", "watch_password_changes", "forget_cached_user",
 ]
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -73,8 +73,15 @@ def issue_admin_jwt(secret: str, user: User) -> str:
 
 
 def watch_password_changes(cache) -> None:
-    """`cache.forget_user(user_id)` is called after every password change made in this process."""
+    """`cache.forget_user(user_id)` is called after every password change made in this process,
+    and after a user is changed or deleted (services/users/team.py)."""
     _user_caches.add(cache)
+
+
+def forget_cached_user(user_id: str) -> None:
+    """This process's caches drop the user at once (others within AUTH_CACHE_SECONDS)."""
+    for cache in list(_user_caches):
+        cache.forget_user(user_id)
 
 
 async def set_user_password(email: str, password: str) -> User:
@@ -90,8 +97,7 @@ async def set_user_password(email: str, password: str) -> User:
             raise NotFound(f"User with email {email} was not found")
         user.password_hash = password_hash
         await user.save(update_fields=["password_hash", "updated_at"])
-    for cache in list(_user_caches):
-        cache.forget_user(user.id)
+    forget_cached_user(user.id)
     return user
 
 

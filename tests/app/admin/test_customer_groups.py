@@ -363,7 +363,7 @@ async def test_the_customers_of_an_unknown_group_are_a_404(client, admin_headers
 
 @pytest.mark.parametrize("query,message", [
     ("groups[]=cgrp_other", "property groups should not exist"),
-    ("expand=orders", "Requested fields [orders] are not valid"),
+    ("expand=notes", "Requested fields [notes] are not valid"),
     ("has_account=yes", "has_account must be a boolean value"),
 ])
 async def test_bad_queries_on_a_groups_customers_are_a_400(client, admin_headers, query, message):

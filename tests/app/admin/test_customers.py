@@ -5,7 +5,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from models import Address, Customer, CustomerGroup
+from app.shapes.orders import ORDER_COLUMNS
+from models import Address, Customer, CustomerGroup, Order, Region
 from services.core.passwords import hash_password
 from tests.conftest import count_queries, requires_postgres
 
@@ -33,6 +34,19 @@ async def can_sign_in(client, email: str, password: str) -> bool:
 
 def emails(body: dict) -> list[str]:
     return [c["email"] for c in body["customers"]]
+
+
+async def orders_of(*customers: Customer, each: int = 1) -> list[Order]:
+    """`each` plain order rows per customer, in one region (no lines: these tests read rows only)."""
+    region = await Region.create(name="NA", currency_code="usd")
+    start = (await Order.all().count()) + 1000
+    orders = [
+        Order(display_id=start + i * each + n, customer_id=c.id, email=c.email, region_id=region.id,
+              currency_code="usd")
+        for i, c in enumerate(customers) for n in range(each)
+    ]
+    await Order.bulk_create(orders)
+    return orders
 
 
 # ---------------------------------------------------------------- authentication
@@ -191,7 +205,7 @@ async def test_fields_is_honoured_where_medusa_ignores_it(client, admin_headers)
 
 
 @pytest.mark.parametrize("query,message", [
-    ("expand=orders", "Requested fields [orders] are not valid"),
+    ("expand=notes", "Requested fields [notes] are not valid"),
     ("fields=password_hash", "Requested fields [password_hash] are not valid"),
     ("order=password_hash", "Order field password_hash is not valid"),
     ("has_account=maybe", "has_account must be a boolean value"),
@@ -230,6 +244,46 @@ async def test_list_runs_as_many_statements_for_fifty_customers_as_for_one(clien
     assert r50.json()["count"] == 55 and len(page) == 50
     assert all(len(c["shipping_addresses"]) == 1 and c["billing_address"] and len(c["groups"]) == 2 for c in page)
     assert one and len(fifty) == len(one), (one, fifty)
+
+
+async def test_the_dashboards_expand_orders_shows_each_customers_orders_as_rows(client, admin_headers):
+    # Given a customer with two orders and a guest with none
+    jane = await registered()
+    guest = await make_customer("guest@example.com", created_at=datetime(2020, 1, 1, tzinfo=timezone.utc))
+    first, second = await orders_of(jane, each=2)
+    # When the dashboard's customer list asks for them (it shows how many each customer has)
+    r = await client.get("/admin/customers?expand=orders&offset=0&limit=15", headers=admin_headers)
+    # I expect every order of each customer, as order rows: columns and `object`, no lines, no totals
+    assert r.status_code == 200, r.text
+    jane_json, guest_json = r.json()["customers"]
+    assert set(jane_json) == CUSTOMER_COLUMNS | {"orders"} and guest_json["orders"] == []
+    assert sorted(o["id"] for o in jane_json["orders"]) == sorted([first.id, second.id])
+    for order in jane_json["orders"]:
+        assert set(order) == set(ORDER_COLUMNS) | {"object"} and order["object"] == "order"
+        assert order["customer_id"] == jane.id and order["status"] == "pending" and order["currency_code"] == "usd"
+    assert guest.id == guest_json["id"]
+
+
+async def test_list_with_orders_runs_as_many_statements_for_fifty_customers_as_for_one(client, admin_headers):
+    customers = [Customer(email=f"c{i:02}@example.com") for i in range(55)]
+    await Customer.bulk_create(customers)
+    await orders_of(*customers, each=2)
+    async with count_queries() as one:
+        r1 = await client.get("/admin/customers?limit=1&expand=orders", headers=admin_headers)
+    async with count_queries() as fifty:
+        r50 = await client.get("/admin/customers?limit=50&expand=orders", headers=admin_headers)
+    assert [len(c["orders"]) for c in r1.json()["customers"]] == [2]
+    assert [len(c["orders"]) for c in r50.json()["customers"]] == [2] * 50
+    assert one and len(fifty) == len(one), (one, fifty)
+
+
+async def test_a_groups_customers_may_show_their_orders_too(client, admin_headers):
+    jane = await registered()
+    vip = await CustomerGroup.create(name="vip")
+    await vip.customers.add(jane)
+    [order] = await orders_of(jane)
+    r = await client.get(f"/admin/customer-groups/{vip.id}/customers?expand=orders", headers=admin_headers)
+    assert r.status_code == 200 and [o["id"] for o in r.json()["customers"][0]["orders"]] == [order.id]
 
 
 # ---------------------------------------------------------------- create
@@ -311,16 +365,31 @@ async def test_two_simultaneous_registrations_of_one_email_make_one_customer(cli
 # ---------------------------------------------------------------- get
 
 
-async def test_get_shows_the_customer_with_shipping_addresses_by_default(client, admin_headers):
+async def test_get_shows_the_customer_with_orders_and_shipping_addresses_by_default(client, admin_headers):
     jane = await registered()
     home = await Address.create(customer=jane, address_1="1 Main St", city="Berlin", country_code="de")
     r = await client.get(f"/admin/customers/{jane.id}", headers=admin_headers)
     assert r.status_code == 200
     customer = r.json()["customer"]
-    assert set(customer) == CUSTOMER_COLUMNS | {"shipping_addresses"} and b"password" not in r.content
+    assert set(customer) == CUSTOMER_COLUMNS | {"orders", "shipping_addresses"} and b"password" not in r.content
+    assert customer["orders"] == []
     assert customer["id"] == jane.id and customer["deleted_at"] is None and customer["metadata"] is None
     [address] = customer["shipping_addresses"]
     assert address["id"] == home.id and address["customer_id"] == jane.id and address["city"] == "Berlin"
+
+
+async def test_the_customer_page_gets_the_customers_orders_without_asking(client, admin_headers):
+    # The dashboard's customer page reads `customer.orders.length` from a plain GET
+    jane = await registered()
+    await make_customer("other@example.com")
+    orders = await orders_of(jane, each=3)
+    r = await client.get(f"/admin/customers/{jane.id}", headers=admin_headers)
+    assert r.status_code == 200
+    shown = r.json()["customer"]["orders"]
+    assert sorted(o["id"] for o in shown) == sorted(o.id for o in orders)
+    assert all(o["object"] == "order" and o["display_id"] >= 1000 for o in shown)
+    r = await client.get(f"/admin/customers/{jane.id}?expand=orders,groups", headers=admin_headers)
+    assert set(r.json()["customer"]) == CUSTOMER_COLUMNS | {"orders", "groups"}
 
 
 async def test_get_expand_replaces_the_default_relations_and_fields_selects_columns(client, admin_headers):
@@ -344,7 +413,7 @@ async def test_get_unknown_or_deleted_customer_is_a_404(client, admin_headers):
 
 async def test_get_with_a_bad_query_is_a_400(client, admin_headers):
     jane = await registered()
-    for query, message in (("expand=orders", "Requested fields [orders] are not valid"),
+    for query, message in (("expand=notes", "Requested fields [notes] are not valid"),
                            ("q=jane", "property q should not exist")):
         r = await client.get(f"/admin/customers/{jane.id}?{query}", headers=admin_headers)
         assert r.status_code == 400 and r.json() == {"type": "invalid_data", "message": message}
@@ -362,7 +431,7 @@ async def test_update_changes_names_phone_and_merges_metadata(client, admin_head
     })
     assert r.status_code == 200
     customer = r.json()["customer"]
-    assert set(customer) == CUSTOMER_COLUMNS | {"shipping_addresses"}
+    assert set(customer) == CUSTOMER_COLUMNS | {"orders", "shipping_addresses"}
     assert (customer["first_name"], customer["last_name"], customer["phone"]) == ("Greta", "Guest", None)
     assert customer["metadata"] == {"keep": 1, "nulled": None, "new": "v"}
     assert customer["email"] == "guest@example.com"
