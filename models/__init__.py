@@ -12,6 +12,7 @@ from models.discount import Discount, DiscountCondition, DiscountRule
 from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
 from models.job import Job
+from models.note import Note
 from models.notification import Notification, OneTimeToken
 from models.order import DisplaySequence, GiftCardTransaction, Order, Payment
 from models.order_edit import OrderEdit, OrderItemChange
@@ -21,6 +22,7 @@ from models.product import (
     ProductVariant,
 )
 from models.region import Country, FulfillmentProvider, PaymentProvider, Region, TaxProvider, TaxRate
+from models.return_reason import ReturnReason
 from models.sales_channel import SalesChannel
 from models.session import Session
 from models.shipping import ShippingOption, ShippingOptionRequirement, ShippingProfile
@@ -31,9 +33,9 @@ __models__ = [
     Address, BatchJob, Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod,
     ShippingMethodTaxLine, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
     DisplaySequence, DraftOrder, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image,
-    Job, MoneyAmount, Notification, OAuthApp, OneTimeToken, Order, OrderEdit, OrderItemChange, Payment,
+    Job, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken, Order, OrderEdit, OrderItemChange, Payment,
     PaymentCollection, PaymentCollectionSession, PaymentProvider, Product, ProductCollection, ProductOption,
-    ProductOptionValue, ProductTag, ProductType, ProductVariant, Region, SalesChannel, Session, ShippingOption,
-    ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
+    ProductOptionValue, ProductTag, ProductType, ProductVariant, Region, ReturnReason, SalesChannel, Session,
+    ShippingOption, ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
 ]
 __all__ = [m.__name__ for m in __models__]

@@ -40,6 +40,8 @@ PREFIXES = {
     "shipping_method": "sm",
     "shipping_method_tax_line": "smtl",
     "payment_session": "ps",
+    "return_reason": "rr",
+    "note": "note",
 }
 
 

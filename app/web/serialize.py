@@ -10,8 +10,8 @@ from tortoise.models import Model
 
 from models import (
     Address, BatchJob, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
-    FulfillmentProvider, GiftCard, Image, MoneyAmount,
-    OAuthApp,
+    FulfillmentProvider, GiftCard, Image, MoneyAmount, Note,
+    OAuthApp, ReturnReason,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
     ShippingOption, ShippingOptionRequirement, TaxRate,
     PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
@@ -111,6 +111,8 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     ),
     ShippingOptionRequirement: ("id", "shipping_option_id", "type", "amount", "deleted_at"),
     TaxRate: ("id", "rate", "code", "name", "region_id", "created_at", "updated_at", "metadata"),
+    ReturnReason: ("id", "value", "label", "parent_return_reason_id", "description") + _ENTITY,
+    Note: ("id", "resource_type", "resource_id", "value", "author_id") + _ENTITY,
 }
 
 # Relations stored under another attribute, and those that the API shows as a list.

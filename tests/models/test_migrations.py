@@ -11,11 +11,12 @@ from tortoise.fields import BigIntField
 from tortoise.fields.relational import ManyToManyFieldInstance
 
 from models import (
-    Customer, CustomerGroup, Product, ProductCollection, ProductVariant, User,
+    Customer, CustomerGroup, Product, ProductCollection, ProductVariant, ReturnReason, User,
 )
 from tests.conftest import BACKEND, requires_postgres
 
 INDEXES = importlib.import_module("models.migrations.0002_indexes")
+RETURN_REASONS_NOTES = importlib.import_module("models.migrations.0011_return_reasons_notes")
 
 
 async def _columns() -> dict[str, dict[str, bool]]:
@@ -97,6 +98,7 @@ async def test_no_model_lacks_its_table_and_the_indexes_are_there():
     names = await _index_names()
     expected = {name for name, _, _ in INDEXES.UNIQUE_LIVE}
     expected |= {f"ix_{table}_{column}" for table, column in INDEXES.FOREIGN_KEYS}
+    expected |= {sql.split('"')[1] for sql in RETURN_REASONS_NOTES.INDEXES}
     assert expected <= names, expected - names
 
 
@@ -122,6 +124,7 @@ async def test_both_migrations_are_recorded():
     rows = await connections.get("default").execute_query_dict('SELECT * FROM "tortoise_migrations"')
     recorded = " ".join(str(v) for r in rows for v in r.values())
     assert "0001_initial" in recorded and "0002_indexes" in recorded
+    assert "0011_return_reasons_notes" in recorded
 
 
 async def _soft_delete(model, row) -> None:
@@ -154,6 +157,7 @@ async def test_a_guest_and_an_account_may_share_an_email_but_not_two_of_either()
 
 @pytest.mark.parametrize("model,column", [
     (Product, "handle"), (ProductCollection, "handle"), (CustomerGroup, "name"), (ProductVariant, "sku"),
+    (ReturnReason, "value"),
 ])
 async def test_catalogue_keys_are_unique_among_live_rows_only(model, column):
     async def make():
@@ -162,6 +166,8 @@ async def test_catalogue_keys_are_unique_among_live_rows_only(model, column):
             values["title"] = "T"
         if model is ProductCollection:
             values["title"] = "C"
+        if model is ReturnReason:
+            values["label"] = "R"
         if model is ProductVariant:
             product = await Product.create(title="P")
             values.update(title="V", product_id=product.id)
