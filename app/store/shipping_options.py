@@ -10,12 +10,12 @@ from pydantic import BeforeValidator, ValidationError
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
+from app.shapes.shipping_options import dump_priced_options
 from app.web.query import Filters, parse_qs
 from app.web.responses import json
-from app.web.serialize import dump
 from app.web.validation import messages_of
 from services.core.errors import InvalidData
-from services.shipping.options import PricedOption, cart_shipping_options, list_shipping_options
+from services.shipping.options import cart_shipping_options, list_shipping_options
 
 bp = Blueprint("store_shipping_options", url_prefix="/shipping-options")
 
@@ -42,28 +42,16 @@ def _filters(query_string: str) -> OptionFilters:
         raise InvalidData(", ".join(messages_of(e))) from None
 
 
-def _priced(options: list[PricedOption], relations: dict) -> list[dict]:
-    out = []
-    for priced in options:
-        data = dump(priced.option, relations)
-        data["amount"] = priced.amount
-        data["price_incl_tax"] = priced.price_incl_tax
-        data["tax_rates"] = [{"rate": t.rate, "name": t.name, "code": t.code} for t in priced.tax_rates]
-        data["tax_amount"] = priced.tax_amount
-        out.append(data)
-    return out
-
-
 @bp.get("")
 async def list_(request: Request):
     f = _filters(request.query_string)
     product_ids = [p for p in (f.product_ids or "").split(",") if p]
     options = await list_shipping_options(f.region_id, f.is_return, product_ids)
-    return json({"shipping_options": _priced(options, {"requirements": {}})})
+    return json({"shipping_options": dump_priced_options(options, ("requirements",))})
 
 
 @bp.get("/<cart_id:str>")
 async def for_cart(request: Request, cart_id: str):
     # Medusa does not validate this route's query; it is ignored.
     options = await cart_shipping_options(cart_id)
-    return json({"shipping_options": _priced(options, {"requirements": {}, "profile": {}})})
+    return json({"shipping_options": dump_priced_options(options, ("requirements", "profile"))})

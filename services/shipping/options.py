@@ -25,7 +25,7 @@ from services.regions.taxes import TaxLine, load_overrides, option_lines
 
 __all__ = [
     "PricedOption", "list_shipping_options", "cart_shipping_options", "add_shipping_method", "option_price",
-    "meets_requirements",
+    "meets_requirements", "price_options", "can_calculate",
 ]
 
 
@@ -36,6 +36,12 @@ class PricedOption:
     tax_rates: list[TaxLine]
     tax_amount: int
     price_incl_tax: int
+
+
+def can_calculate(provider_id: str) -> bool:
+    """Whether the fulfillment provider can compute the price of a `calculated` option: `manual`,
+    the only provider this store has, cannot."""
+    return False
 
 
 def _priceable(option: ShippingOption) -> bool:
@@ -66,7 +72,7 @@ def _with_requirements(qs):
     )
 
 
-async def _priced(options: list[ShippingOption]) -> list[PricedOption]:
+async def price_options(options: list[ShippingOption]) -> list[PricedOption]:
     """Each option with the tax keys of reference extra §4: its rates when its region taxes
     automatically (its own overrides, else the region's rate), none otherwise."""
     region_ids = {o.region_id for o in options}
@@ -98,7 +104,7 @@ async def list_shipping_options(
         profiles = await Product.filter(id__in=product_ids, deleted_at=None).values_list("profile_id", flat=True)
         qs = qs.filter(profile_id__in=[p for p in profiles if p])
     options = await _with_requirements(qs.order_by("created_at", "id"))
-    return await _priced(list(options))
+    return await price_options(list(options))
 
 
 async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
@@ -118,7 +124,7 @@ async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
         ).order_by("created_at", "id").select_related("profile")
     )
     fitting = [o for o in options if _priceable(o) and meets_requirements(o, subtotal)]
-    return await _priced(fitting)
+    return await price_options(fitting)
 
 
 async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartView:
