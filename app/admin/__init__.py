@@ -4,15 +4,16 @@ from sanic import Blueprint
 
 from app.admin import (
     analytics_configs, apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts,
-    draft_orders, gift_cards, notes, order_edits, orders, products, return_reasons, shipping_options,
+    draft_orders, gift_cards, notes, order_edits, orders, products, regions, return_reasons, shipping_options,
     shipping_profiles, store, tax_rates, uploads, users,
 )
 
 __all__ = ["admin"]
 
 admin = Blueprint.group(
-    analytics_configs.bp, apps.bp, auth.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp,
+    analytics_configs.bp, auth.bp, apps.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp,
     customers.bp, discounts.bp, draft_orders.bp, gift_cards.bp, notes.bp, order_edits.bp, orders.bp, products.bp,
-    return_reasons.bp, shipping_options.bp, shipping_profiles.bp, store.bp, tax_rates.bp, uploads.bp, users.bp,
+    regions.bp, return_reasons.bp, shipping_options.bp, shipping_profiles.bp, store.bp, tax_rates.bp, uploads.bp,
+    users.bp,
     url_prefix="/admin",
 )

@@ -1,0 +1,67 @@
+"""Fulfillment providers: the small interface a shipping service implements, and the registry that
+names them by provider id (the `fulfillment_provider` rows a region enables point here).
+
+The built-in `manual` provider is a real in-memory implementation: the shop ships by itself and
+the provider only names its options. A real carrier implements the same calls and registers
+itself with `register`; `commerce migrate` writes the rows of the built-in ones
+(services/store/defaults.py).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from services.core.errors import NotFound
+
+__all__ = ["FulfillmentProvider", "register", "unregister", "get_provider", "is_registered"]
+
+
+class FulfillmentProvider(Protocol):
+    """`data` is the provider's own opaque JSON: an option's (one of `fulfillment_options`, kept
+    on the shipping option) and a shipping method's."""
+
+    id: str
+
+    async def fulfillment_options(self) -> list[dict]:
+        """The ways this provider ships: each a dict with an `id`, `is_return: true` for returns.
+        The dashboard offers them as a shipping option's type and stores the chosen one as its data."""
+
+    async def validate_option(self, data: dict) -> bool:
+        """Whether a shipping option's data names a way this provider ships."""
+
+    async def can_calculate(self, data: dict) -> bool:
+        """Whether this provider computes the price of a `calculated` shipping option."""
+
+    async def validate_fulfillment_data(self, option_data: dict, data: dict) -> dict:
+        """A shopper's data for a shipping method of that option: the data to keep on the method."""
+
+
+_PROVIDERS: dict[str, FulfillmentProvider] = {}
+
+
+def register(provider: FulfillmentProvider) -> None:
+    _PROVIDERS[provider.id] = provider
+
+
+def unregister(provider_id: str) -> None:
+    _PROVIDERS.pop(provider_id, None)
+
+
+def is_registered(provider_id: str) -> bool:
+    return provider_id in _PROVIDERS
+
+
+def get_provider(provider_id: str) -> FulfillmentProvider:
+    provider = _PROVIDERS.get(provider_id)
+    if provider is None:
+        raise NotFound(f"Could not find a fulfillment provider with id: {provider_id}")
+    return provider
+
+
+def _register_builtins() -> None:
+    from services.fulfillment.manual import ManualProvider
+
+    register(ManualProvider())
+
+
+_register_builtins()

@@ -1,0 +1,24 @@
+"""The `manual` provider (medusa-fulfillment-manual): the shop ships by itself. It offers one
+way to ship and one to take returns, cannot calculate prices, and keeps a method's data as given."""
+
+from __future__ import annotations
+
+__all__ = ["ManualProvider", "OPTIONS"]
+
+OPTIONS = ({"id": "manual-fulfillment"}, {"id": "manual-fulfillment-return", "is_return": True})
+
+
+class ManualProvider:
+    id = "manual"
+
+    async def fulfillment_options(self) -> list[dict]:
+        return [dict(option) for option in OPTIONS]
+
+    async def validate_option(self, data: dict) -> bool:
+        return True  # as Medusa's: any data is a manual option
+
+    async def can_calculate(self, data: dict) -> bool:
+        return False
+
+    async def validate_fulfillment_data(self, option_data: dict, data: dict) -> dict:
+        return dict(data)
