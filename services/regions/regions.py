@@ -57,7 +57,8 @@ async def list_regions(
 
 
 async def get_region(region_id: str, relations: tuple[str, ...] = ()) -> Region:
-    region = fits(Region, region_id) and await find_one(_live().filter(id=region_id), _orm_relations(relations))
+    _check_id(region_id)
+    region = await find_one(_live().filter(id=region_id), _orm_relations(relations))
     if not region:
         raise _not_found(region_id)
     await attach_currencies([region], relations)
@@ -99,9 +100,16 @@ def _not_found(region_id: str) -> NotFound:
     return NotFound(f"Region with {region_id} was not found")
 
 
+def _check_id(region_id: str) -> None:
+    # The answer every other over-long id gets (app/web/errors.py), never a lookup
+    if not fits(Region, region_id):
+        raise InvalidData("id is too long or not valid")
+
+
 async def _locked(region_id: str) -> Region:
     # The row lock orders concurrent changes of one region (PostgreSQL); SQLite writes one at a time.
-    region = fits(Region, region_id) and await _live().filter(id=region_id).select_for_update().first()
+    _check_id(region_id)
+    region = await _live().filter(id=region_id).select_for_update().first()
     if not region:
         raise _not_found(region_id)
     return region
