@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.web.query import DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body
 from models import ProductCollection
 from services.catalog.collections import (
     CollectionFilter, add_products, create_collection, delete_collection, get_collection, list_collections,
@@ -31,14 +31,8 @@ MAX_BATCH = 10_000  # one statement's parameters stay within what SQLite and Pos
 MAX_TEXT = 255  # the columns' length
 
 
-def _short(value: str) -> str:
-    if len(value) > MAX_TEXT:
-        raise PydanticCustomError("invalid", f"must be shorter than or equal to {MAX_TEXT} characters")
-    return value
-
-
-Title = Annotated[NonEmptyStr, AfterValidator(_short)]
-Handle = Annotated[str, AfterValidator(_short)]
+Title = Annotated[NonEmptyStr, max_length(MAX_TEXT)]
+Handle = Annotated[str, max_length(MAX_TEXT)]
 
 
 class ListFilters(Filters):

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator
-from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.web.auth import require_admin
 from app.web.query import Filters, QuerySpec, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body
 from models import Note
 from services.orders.notes import RELATIONS, create_note, delete_note, get_note, list_notes, update_note
 
@@ -25,13 +23,7 @@ bp = Blueprint("admin_notes", url_prefix="/notes")
 MAX_KEY = 255  # resource_type and resource_id columns' length
 
 
-def _short(value: str) -> str:
-    if len(value) > MAX_KEY:
-        raise PydanticCustomError("invalid", f"must be shorter than or equal to {MAX_KEY} characters")
-    return value
-
-
-Key = Annotated[NonEmptyStr, AfterValidator(_short)]
+Key = Annotated[NonEmptyStr, max_length(MAX_KEY)]
 
 
 class ListFilters(Filters):

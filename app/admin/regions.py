@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator
-from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.web.query import MAX_REFERENCE_LIMIT, DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_items, max_length, parse_body
 from models import Region
 from services.regions.regions import (
     add_country, add_fulfillment_provider, add_payment_provider, create_region, delete_region, fulfillment_options,
@@ -34,23 +32,9 @@ MAX_NAME, MAX_TAX_CODE = 255, 100  # the columns' lengths
 MAX_CODES = 1_000  # more than there are countries or providers
 
 
-def _shorter_than(limit: int):
-    def check(value: str) -> str:
-        if len(value) > limit:
-            raise PydanticCustomError("invalid", f"must be shorter than or equal to {limit} characters")
-        return value
-    return check
-
-
-def _bounded(value: Any) -> Any:
-    if isinstance(value, list) and len(value) > MAX_CODES:
-        raise PydanticCustomError("invalid", f"must contain no more than {MAX_CODES} elements")
-    return value
-
-
-Name = Annotated[NonEmptyStr, AfterValidator(_shorter_than(MAX_NAME))]
-TaxCode = Annotated[str, AfterValidator(_shorter_than(MAX_TAX_CODE))]
-Codes = Annotated[list[str], BeforeValidator(_bounded)]
+Name = Annotated[NonEmptyStr, max_length(MAX_NAME)]
+TaxCode = Annotated[str, max_length(MAX_TAX_CODE)]
+Codes = Annotated[list[str], max_items(MAX_CODES)]
 
 
 class ListFilters(Filters):

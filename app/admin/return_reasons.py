@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator
-from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.shapes.return_reasons import dump_reasons
 from app.web.responses import deleted, json
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body
 from models import ReturnReason
 from services.orders.return_reasons import (
     create_return_reason, delete_return_reason, get_return_reason, list_return_reasons,
@@ -27,13 +25,7 @@ bp = Blueprint("admin_return_reasons", url_prefix="/return-reasons")
 MAX_TEXT = 255  # the value and label columns' length
 
 
-def _short(value: str) -> str:
-    if len(value) > MAX_TEXT:
-        raise PydanticCustomError("invalid", f"must be shorter than or equal to {MAX_TEXT} characters")
-    return value
-
-
-Text = Annotated[NonEmptyStr, AfterValidator(_short)]
+Text = Annotated[NonEmptyStr, max_length(MAX_TEXT)]
 
 
 class CreateReason(Body):

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field
-from pydantic_core import PydanticCustomError
+from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.shapes.shipping_options import dump_priced_options
 from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body
 from models import ShippingOption
 from services.carts.totals import MAX_AMOUNT
 from services.shipping.admin_options import (
@@ -54,13 +53,7 @@ LIST = QuerySpec(
 ONE = LIST.one(filters=None)
 
 
-def _short(value: str) -> str:
-    if len(value) > MAX_TEXT:
-        raise PydanticCustomError("invalid", f"must be shorter than or equal to {MAX_TEXT} characters")
-    return value
-
-
-Name = Annotated[NonEmptyStr, AfterValidator(_short)]
+Name = Annotated[NonEmptyStr, max_length(MAX_TEXT)]
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # minor units, a BIGINT column
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.web.query import MAX_REFERENCE_LIMIT, ParsedQuery, QuerySpec, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body
 from models import ShippingProfile
 from services.shipping.profiles import create_profile, delete_profile, get_profile, list_profiles, update_profile
 
@@ -37,12 +37,6 @@ LIST = QuerySpec(
 ONE = LIST.one(default_relations=RELATIONS)
 
 
-def _short(value: str) -> str:
-    if len(value) > MAX_TEXT:
-        raise PydanticCustomError("invalid", f"must be shorter than or equal to {MAX_TEXT} characters")
-    return value
-
-
 def _ids(value: Any) -> Any:
     if isinstance(value, list) and not all(isinstance(v, str) for v in value):
         raise PydanticCustomError("invalid", "must be an array of strings")
@@ -51,7 +45,7 @@ def _ids(value: Any) -> Any:
     return value
 
 
-Name = Annotated[NonEmptyStr, AfterValidator(_short)]
+Name = Annotated[NonEmptyStr, max_length(MAX_TEXT)]
 Ids = Annotated[list[str], BeforeValidator(_ids)]
 
 

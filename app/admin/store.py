@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field
-from pydantic_core import PydanticCustomError
+from pydantic import Field
 from sanic import Blueprint, Request
 from sanic.exceptions import MethodNotAllowed, NotFound
 
 from app.web.responses import json
 from app.web.serialize import dump
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body
 from services.store.settings import (
     StoreDetails, add_store_currency, list_payment_providers, list_tax_providers,
     load_store, remove_store_currency, update_store,
@@ -45,20 +44,12 @@ FEATURE_FLAGS: tuple[tuple[str, bool | str], ...] = (
 )
 
 
-def _at_most(length: int):
-    def check(value: str | None) -> str | None:
-        if value is not None and len(value) > length:
-            raise PydanticCustomError("invalid", f"must be shorter than or equal to {length} characters")
-        return value
-    return AfterValidator(check)
-
-
-Template = Annotated[str | None, _at_most(500)]
+Template = Annotated[str | None, max_length(500)]
 
 
 class UpdateStore(Body):
     # Absent: kept; null: refused, but a link template may be cleared with null.
-    name: Annotated[NonEmptyStr, _at_most(255)] = None  # type: ignore[assignment]
+    name: Annotated[NonEmptyStr, max_length(255)] = None  # type: ignore[assignment]
     swap_link_template: Template = None
     payment_link_template: Template = None
     invite_link_template: Template = None

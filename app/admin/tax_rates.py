@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.web.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, max_items, max_length, parse_body
 from models import TaxRate
 from services.regions.tax_rates import (
     TaxRateFilter, add_links, create_tax_rate, delete_tax_rate, get_tax_rate, link_counts, list_tax_rates,
@@ -37,24 +37,10 @@ MAX_BATCH = 10_000  # one statement's parameters stay within what SQLite and Pos
 MAX_NAME, MAX_CODE = 255, 100  # the columns' lengths
 
 
-def _shorter_than(limit: int):
-    def check(value: str) -> str:
-        if len(value) > limit:
-            raise PydanticCustomError("invalid", f"must be shorter than or equal to {limit} characters")
-        return value
-    return check
-
-
-def _ids(value: Any) -> Any:
-    if isinstance(value, list) and len(value) > MAX_BATCH:
-        raise PydanticCustomError("invalid", f"must contain no more than {MAX_BATCH} elements")
-    return value
-
-
-Name = Annotated[NonEmptyStr, AfterValidator(_shorter_than(MAX_NAME))]
-Code = Annotated[NonEmptyStr, AfterValidator(_shorter_than(MAX_CODE))]
+Name = Annotated[NonEmptyStr, max_length(MAX_NAME)]
+Code = Annotated[NonEmptyStr, max_length(MAX_CODE)]
 Rate = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]  # percent
-Ids = Annotated[list[str], BeforeValidator(_ids)]
+Ids = Annotated[list[str], max_items(MAX_BATCH)]
 
 
 def _number(value: Any) -> float:

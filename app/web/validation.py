@@ -16,6 +16,7 @@ from services.core.errors import InvalidData
 
 __all__ = [
     "AddressFields", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
+    "max_length", "max_items",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -33,6 +34,28 @@ def _non_empty(value: str) -> str:
     if not value:
         raise PydanticCustomError("empty", "should not be empty")
     return value
+
+
+def max_length(limit: int) -> AfterValidator:
+    """A text no longer than `limit` characters (its column's length); None passes."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and len(value) > limit:
+            raise PydanticCustomError("invalid", f"must be shorter than or equal to {limit} characters")
+        return value
+
+    return AfterValidator(check)
+
+
+def max_items(limit: int) -> BeforeValidator:
+    """A list of at most `limit` items, refused before its items are read."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, list) and len(value) > limit:
+            raise PydanticCustomError("invalid", f"must contain no more than {limit} elements")
+        return value
+
+    return BeforeValidator(check)
 
 
 Email = Annotated[str, AfterValidator(_non_empty), AfterValidator(_email)]
