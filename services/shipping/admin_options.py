@@ -15,12 +15,13 @@ from datetime import datetime, timezone
 from tortoise.queryset import QuerySet
 
 from models import FulfillmentProvider, Region, ShippingOption, ShippingOptionRequirement, ShippingProfile
+from services import fulfillment
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.core.metadata import merge_metadata
-from services.shipping.options import PricedOption, can_calculate, price_options
+from services.shipping.options import PricedOption, price_options
 
 __all__ = [
     "PRICE_TYPES", "REQUIREMENT_TYPES", "OptionFilter", "RequirementInput", "list_options", "get_option",
@@ -92,13 +93,16 @@ async def get_option(option_id: str, relations: tuple[str, ...] = ()) -> Shippin
     return option
 
 
-def _checked_amount(price_type: str, amount: int | None, provider_id: str) -> int | None:
+async def _checked_amount(price_type: str, amount: int | None, provider_id: str, data: dict | None) -> int | None:
     """The amount an option of this price type stores: its own for a flat rate, none when the
     provider calculates it."""
     if price_type not in PRICE_TYPES:
         raise InvalidData('Invalid price type, must be one of "flat_rate" or "calculated"')
     if price_type == "calculated":
-        if not can_calculate(provider_id):
+        # The provider says whether it prices the option (manual cannot); one unknown here cannot
+        if not fulfillment.is_registered(provider_id) or not await fulfillment.get_provider(
+            provider_id
+        ).can_calculate(data or {}):
             raise InvalidData("The fulfillment provider cannot calculate prices for this option")
         return None
     if amount is None or amount < 0:
@@ -146,7 +150,7 @@ async def create_option(
             id=provider_id
         ).exists():
             raise InvalidData("The fulfillment provider is not available in the provided region")
-        amount = _checked_amount(price_type, amount, provider_id)
+        amount = await _checked_amount(price_type, amount, provider_id, data)
         _check_requirements(requirements, 'Invalid option type, must be one of "min_subtotal" or "max_subtotal"')
         option = await ShippingOption.create(
             name=name, region_id=region.id, profile_id=await _profile_id(profile_id), provider_id=provider_id,
@@ -182,7 +186,9 @@ async def update_option(
         kind = price_type or option.price_type
         # An amount sent for a `calculated` option is ignored, as in Medusa: the provider prices it.
         if kind != option.price_type or (kind == "flat_rate" and amount is not None):
-            option.amount = _checked_amount(kind, amount if amount is not None else option.amount, option.provider_id)
+            option.amount = await _checked_amount(
+                kind, amount if amount is not None else option.amount, option.provider_id, option.data
+            )
             option.price_type = kind
             changed += ["price_type", "amount"]
         if admin_only is not None and admin_only != option.admin_only:

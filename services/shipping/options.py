@@ -25,7 +25,7 @@ from services.regions.taxes import TaxLine, load_overrides, option_lines
 
 __all__ = [
     "PricedOption", "list_shipping_options", "cart_shipping_options", "add_shipping_method", "option_price",
-    "meets_requirements", "price_options", "can_calculate",
+    "meets_requirements", "price_options",
 ]
 
 
@@ -36,12 +36,6 @@ class PricedOption:
     tax_rates: list[TaxLine]
     tax_amount: int
     price_incl_tax: int
-
-
-def can_calculate(provider_id: str) -> bool:
-    """Whether the fulfillment provider can compute the price of a `calculated` option: `manual`,
-    the only provider this store has, cannot."""
-    return False
 
 
 def _priceable(option: ShippingOption) -> bool:
