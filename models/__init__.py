@@ -11,16 +11,20 @@ from models.draft_order import DraftOrder
 from models.discount import Discount, DiscountCondition, DiscountRule
 from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
+from models.invite import Invite
 from models.job import Job
 from models.note import Note
 from models.notification import Notification, OneTimeToken
 from models.order import DisplaySequence, GiftCardTransaction, Order, Payment
 from models.order_edit import OrderEdit, OrderItemChange
 from models.payment_collection import PaymentCollection, PaymentCollectionSession
+from models.price_list import PriceList
 from models.product import (
     Image, MoneyAmount, Product, ProductOption, ProductOptionValue, ProductTag, ProductType,
     ProductVariant,
 )
+from models.product_category import ProductCategory
+from models.publishable_api_key import PublishableApiKey
 from models.region import Country, FulfillmentProvider, PaymentProvider, Region, TaxProvider, TaxRate
 from models.return_reason import ReturnReason
 from models.sales_channel import SalesChannel
@@ -30,12 +34,13 @@ from models.store import Currency, Store
 from models.user import User
 
 __models__ = [
-    Address, BatchJob, Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod,
-    ShippingMethodTaxLine, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
-    DisplaySequence, DraftOrder, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image,
-    Job, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken, Order, OrderEdit, OrderItemChange, Payment,
-    PaymentCollection, PaymentCollectionSession, PaymentProvider, Product, ProductCollection, ProductOption,
-    ProductOptionValue, ProductTag, ProductType, ProductVariant, Region, ReturnReason, SalesChannel, Session,
-    ShippingOption, ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
+    Address, BatchJob, Cart, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
+    DisplaySequence, DraftOrder, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
+    Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
+    Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,
+    PaymentSession, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,
+    ProductTag, ProductType, ProductVariant, PublishableApiKey, Region, ReturnReason, SalesChannel, Session,
+    ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store,
+    TaxProvider, TaxRate, User,
 ]
 __all__ = [m.__name__ for m in __models__]

@@ -42,6 +42,10 @@ PREFIXES = {
     "payment_session": "ps",
     "return_reason": "rr",
     "note": "note",
+    "invite": "invite",
+    "publishable_api_key": "pk",
+    "product_category": "pcat",
+    "price_list": "pl",
 }
 
 
