@@ -7,16 +7,28 @@ what was paid and refunded, so every order here, listed or not, carries all twel
 whatever `fields` says: they come from rows read for the whole page at once, at no cost per order.
 Every column is shown (Medusa's admin drops `object`, the address ids, `external_id` and
 `idempotency_key`; the Order resource lists them).
+
+The operations (reference orders §3.3-3.7) answer the order as the get does, with the same
+`expand`/`fields`. Capture takes an `Idempotency-Key` (services/orders/keyed.py).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from sanic import Blueprint, Request
 
 from app.shapes.orders import order_json
-from app.shapes.order_query import admin_list_query, admin_one_query, order_filter
+from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
+from app.web.errors import key_headers
 from app.web.responses import json
+from app.web.validation import AddressFields, Body, Email, parse_body
+from services.orders.cancellation import cancel_order
+from services.orders.capture import capture_order
+from services.orders.keyed import run_keyed
+from services.orders.lifecycle import archive_order, complete_order
 from services.orders.listing import list_orders
+from services.orders.updates import update_order
 from services.orders.view import ADMIN_NOT_FOUND, load_order_view
 
 __all__ = ["bp"]
@@ -39,3 +51,63 @@ async def get(request: Request, order_id: str):
     q, returnable = admin_one_query(request.query_string)
     view = await load_order_view(order_id, message=ADMIN_NOT_FOUND)
     return json({"order": order_json(view, q.relations, q.fields, returnable_items=returnable)})
+
+
+class UpdateOrder(Body):
+    email: Email = None  # type: ignore[assignment]  # absent: kept; null: refused
+    billing_address: AddressFields | None = None
+    shipping_address: AddressFields | None = None
+    metadata: dict[str, Any] | None = None
+    no_notification: bool = None  # type: ignore[assignment]
+
+
+async def _answer(request: Request, order_id: str) -> dict:
+    q = only_keys(request.query_string, ADMIN_ONE)
+    return {"order": order_json(await load_order_view(order_id, message=ADMIN_NOT_FOUND), q.relations, q.fields)}
+
+
+@bp.post("/<order_id:str>")
+async def update(request: Request, order_id: str):
+    body = parse_body(request, UpdateOrder)
+    only_keys(request.query_string, ADMIN_ONE)  # a bad query is refused before anything changes
+    await update_order(order_id, body.model_dump(exclude_unset=True))
+    return json(await _answer(request, order_id))
+
+
+@bp.post("/<order_id:str>/capture")
+async def capture(request: Request, order_id: str):
+    only_keys(request.query_string, ADMIN_ONE)
+
+    async def run() -> dict:
+        await capture_order(order_id)
+        return await _answer(request, order_id)
+
+    done = await run_keyed(
+        request.headers.get("idempotency-key"), path=f"/admin/orders/{order_id}/capture",
+        body=request.json or None, params={"order_id": order_id}, run=run,
+    )
+    headers = key_headers(done.key)
+    if done.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return json(done.body, 200, headers)
+
+
+async def _move(request: Request, order_id: str, operation) -> Any:
+    only_keys(request.query_string, ADMIN_ONE)
+    await operation(order_id)
+    return json(await _answer(request, order_id))
+
+
+@bp.post("/<order_id:str>/cancel")
+async def cancel(request: Request, order_id: str):
+    return await _move(request, order_id, cancel_order)
+
+
+@bp.post("/<order_id:str>/archive")
+async def archive(request: Request, order_id: str):
+    return await _move(request, order_id, archive_order)
+
+
+@bp.post("/<order_id:str>/complete")
+async def complete(request: Request, order_id: str):
+    return await _move(request, order_id, complete_order)

@@ -57,8 +57,16 @@ ADMIN_RELATIONS = (
     "swaps.return_order.shipping_method.tax_lines", "swaps.shipping_address", "swaps.shipping_methods",
     "swaps.shipping_methods.shipping_option", "swaps.shipping_methods.tax_lines", "sales_channel",
 )
-ADMIN_ALLOWED_RELATIONS = ADMIN_RELATIONS + (
-    "items.variant", "items.adjustments", "items.tax_lines", "edits",
+# What the dashboard's order page expands besides those (admin-ui `use-admin-expand-paramter.ts`);
+# the names under claims and swaps answer empty lists until those exist.
+DASHBOARD_RELATIONS = (
+    "claims.claim_items.item", "claims.additional_items.variant.product",
+    "claims.additional_items.variant.product.profiles", "swaps.additional_items.variant.product",
+    "swaps.additional_items.variant.product.profiles",
+)
+ADMIN_ALLOWED_RELATIONS = ADMIN_RELATIONS + DASHBOARD_RELATIONS + (
+    "items.variant", "items.adjustments", "items.tax_lines", "items.variant.product",
+    "items.variant.product.profiles", "edits",
 )
 # Cart completion's answer (reference store §3.5): what the order is loaded with there.
 PLACED_RELATIONS = (
@@ -87,8 +95,8 @@ def order_json(
     out = _columns(view.order, columns, fields)
     if fields is None or "object" in fields:
         out["object"] = "order"
-    for name in relation_tree(relations):
-        out[name] = _RELATIONS[name](view)
+    for name, below in relation_tree(relations).items():
+        out[name] = _RELATIONS[name](view, below)
     totals = view.totals
     out.update({key: getattr(totals, key) for key in TOTAL_KEYS})
     if returnable_items:
@@ -102,14 +110,27 @@ async def placed_order_json(order_id: str) -> dict:
     return order_json(await load_order_view(order_id), PLACED_RELATIONS)
 
 
-def item_json(view: OrderView, item: LineItem) -> dict:
+def item_json(view: OrderView, item: LineItem, below: dict | None = None) -> dict:
+    """The line with its variant (and the variant's product, when `below` names
+    `variant.product`), adjustments, tax lines and totals."""
     data = dump(item)
     data["variant"] = dump(item.variant)
+    product = (below or {}).get("variant", {}).get("product")
+    if product is not None and item.variant is not None:
+        data["variant"]["product"] = _product(item.variant.product, "profiles" in product)
     data["adjustments"] = [dump(a) for a in view.adjustments[item.id]]
     data["tax_lines"] = [dump(t) for t in view.item_tax_lines[item.id]]
     totals = view.totals.items[item.id]
     data.update({key: getattr(totals, key) for key in _ITEM_TOTALS})
     data["refundable"] = view.totals.refundable[item.id]
+    return data
+
+
+def _product(product: Any, profiles: bool) -> dict | None:
+    # Medusa v1.20's `profiles` is the product's shipping profiles; a product here has one.
+    data = dump(product)
+    if data is not None and profiles:
+        data["profiles"] = [dump(product.profile)] if product.profile is not None else []
     return data
 
 
@@ -128,16 +149,18 @@ def _method(view: OrderView, method: ShippingMethod) -> dict:
 
 
 def _one(name: str):
-    return lambda view: dump(getattr(view.order, name))
+    return lambda view, below: dump(getattr(view.order, name))
 
 
 _RELATIONS = {
     **{name: _one(name) for name in ("shipping_address", "billing_address", "customer", "region", "sales_channel")},
-    "items": lambda view: [item_json(view, i) for i in view.items],
-    "shipping_methods": lambda view: [_method(view, m) for m in view.shipping_methods],
-    "discounts": lambda view: [dump(d, {"rule": {}}) for d in view.discounts],
-    "gift_cards": lambda view: [dump(g) for g in view.gift_cards],
-    "gift_card_transactions": lambda view: [_columns(t, _TRANSACTION_COLUMNS) for t in view.gift_card_transactions],
-    "payments": lambda view: [_columns(p, _PAYMENT_COLUMNS) for p in view.payments],
-    **{name: (lambda view: []) for name in _EMPTY},
+    "items": lambda view, below: [item_json(view, i, below) for i in view.items],
+    "shipping_methods": lambda view, below: [_method(view, m) for m in view.shipping_methods],
+    "discounts": lambda view, below: [dump(d, {"rule": {}}) for d in view.discounts],
+    "gift_cards": lambda view, below: [dump(g) for g in view.gift_cards],
+    "gift_card_transactions": lambda view, below: [
+        _columns(t, _TRANSACTION_COLUMNS) for t in view.gift_card_transactions
+    ],
+    "payments": lambda view, below: [_columns(p, _PAYMENT_COLUMNS) for p in view.payments],
+    **{name: (lambda view, below: []) for name in _EMPTY},
 }

@@ -38,8 +38,9 @@ STATUS_BY_KIND = {
     "database_error": 500,
 }
 # Codes answered with another status than their kind's: Stripe's 422 for a key reused for another
-# request, and a completion still being retried is unavailable for now rather than broken.
-STATUS_BY_CODE = {"idempotency_key_reused": 422, "completion_retrying": 503}
+# request, and a completion (or an order operation) still to be retried is unavailable for now
+# rather than broken.
+STATUS_BY_CODE = {"idempotency_key_reused": 422, "completion_retrying": 503, "provider_unavailable": 503}
 CODE_BY_KIND = {"duplicate_error": "invalid_request_error", "conflict": "invalid_state_error"}
 CONFLICT_MESSAGE = (
     "The request conflicted with another request. You may retry the request with the provided "

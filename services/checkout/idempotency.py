@@ -159,12 +159,14 @@ async def release(key: IdempotencyKey, refused_status: int | None = None) -> Non
 
 
 async def stalled(grace_seconds: float, limit: int = 100) -> list[IdempotencyKey]:
-    """Unfinished keys nobody has moved for `grace_seconds` (let go, or their holder died)."""
+    """Unfinished cart completions nobody has moved for `grace_seconds` (let go, or their holder
+    died). Other keyed requests (admin order operations) are finished by their client's retry."""
     now = clock.now()
     quiet = now - timedelta(seconds=grace_seconds)
     stale = now - timedelta(seconds=LEASE_SECONDS)
     return await IdempotencyKey.filter(
-        Q(recovery_point__not=FINISHED) & Q(response_code=None) & Q(updated_at__lt=quiet)
+        Q(request_path__startswith="/store/carts/")
+        & Q(recovery_point__not=FINISHED) & Q(response_code=None) & Q(updated_at__lt=quiet)
         & (Q(locked_at=None) | Q(locked_at__lt=stale))
     ).order_by("updated_at").limit(limit)
 

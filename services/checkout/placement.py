@@ -25,7 +25,7 @@ from services.gift_cards.gift_cards import create_gift_card
 
 __all__ = [
     "place_order", "InsufficientInventory", "GiftCardBalanceChanged", "reserve_inventory", "store_tax_lines",
-    "drop_tax_lines", "check_placeable",
+    "drop_tax_lines", "check_placeable", "stocked",
 ]
 
 
@@ -82,6 +82,12 @@ def check_placeable(view: CartView, payment: Payment | None) -> None:
         raise InvalidData("Cart payment not authorized")
 
 
+def stocked() -> Q:
+    """The variants whose stock an order takes, and gives back when canceled: tracked, without
+    backorders (the others are never counted down)."""
+    return Q(manage_inventory=True) & Q(allow_backorder=False)
+
+
 async def reserve_inventory(items: list[LineItem]) -> None:
     """Take each line's quantity from its variant's stock, unless the variant does not track
     stock or allows backorders. One conditional UPDATE per line: a concurrent checkout can never
@@ -93,8 +99,7 @@ async def reserve_inventory(items: list[LineItem]) -> None:
         if variant is None or not variant.manage_inventory or variant.allow_backorder:
             continue
         taken = await ProductVariant.filter(
-            Q(id=variant.id) & Q(manage_inventory=True) & Q(allow_backorder=False)
-            & Q(inventory_quantity__gte=item.quantity)
+            Q(id=variant.id) & stocked() & Q(inventory_quantity__gte=item.quantity)
         ).update(inventory_quantity=F("inventory_quantity") - item.quantity)
         if not taken and not await ProductVariant.filter(
             Q(id=variant.id) & (Q(manage_inventory=False) | Q(allow_backorder=True))

@@ -37,7 +37,7 @@ ORDER_JOINS = ("region", "customer", "shipping_address", "billing_address", "sal
 @dataclass
 class OrderView:
     order: Order  # with region, customer, addresses, sales_channel, discounts (+rule) and gift_cards
-    items: list[LineItem]  # with variant
+    items: list[LineItem]  # with variant, its product and the product's profile
     adjustments: dict[str, list[LineItemAdjustment]]  # by item id
     item_tax_lines: dict[str, list[LineItemTaxLine]]
     shipping_methods: list[ShippingMethod]  # with shipping_option
@@ -90,7 +90,10 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
     if not orders:
         return []
     ids = [o.id for o in orders]
-    items = await LineItem.filter(order_id__in=ids).select_related("variant").order_by("created_at", "id")
+    # The variant's product and its profile are joined for the dashboard's `items.variant.product`.
+    items = await LineItem.filter(order_id__in=ids).select_related("variant__product__profile").order_by(
+        "created_at", "id"
+    )
     methods = await ShippingMethod.filter(order_id__in=ids).select_related("shipping_option").order_by(
         "created_at", "id"
     )

@@ -215,6 +215,43 @@ async def test_returnable_items_are_the_lines_shipped_more_than_returned(client,
     assert set(r.json()["order"]) == COLUMNS | {"object", "items", "returnable_items"} | TOTALS
 
 
+DASHBOARD_EXPAND = (
+    "customer,billing_address,shipping_address,discounts,discounts.rule,shipping_methods,"
+    "shipping_methods.shipping_option,payments,items,fulfillments,fulfillments.tracking_links,returns,"
+    "returns.shipping_method,returns.shipping_method.shipping_option,returns.shipping_method.tax_lines,refunds,"
+    "claims.claim_items.item,claims.fulfillments,claims.return_order,claims.additional_items.variant.product.profiles,"
+    "swaps.return_order,swaps.additional_items.variant.product.profiles,swaps.fulfillments,returnable_items,edits"
+)
+
+
+async def test_the_dashboards_order_page_query_is_answered(client, admin_headers, seeded):
+    # Given an order
+    order = await place_order(client, "NA", {"variant_t_shirt_s": 2})
+    # When the dashboard's order page reads it with every relation it expands
+    r = await client.get(f"/admin/orders/{order.id}", params={"expand": DASHBOARD_EXPAND}, headers=admin_headers)
+    # I expect the order, with empty lists for what does not exist yet
+    assert r.status_code == 200, r.text
+    body = r.json()["order"]
+    assert all(body[k] == [] for k in ("returns", "fulfillments", "refunds", "swaps", "claims", "edits"))
+    assert body["items"][0]["quantity"] == 2 and body["returnable_items"] == []
+
+
+async def test_lines_show_their_product_and_its_profile_at_the_same_cost_for_any_number(
+    client, admin_headers, seeded,
+):
+    params = {"expand": "items,items.variant.product.profiles"}
+    variants = await ProductVariant.all().order_by("id").limit(4).values_list("id", flat=True)
+    one = await place_order(client, "NA", {variants[0]: 1})
+    async with count_queries() as few:
+        r = await client.get(f"/admin/orders/{one.id}", params=params, headers=admin_headers)
+    product = r.json()["order"]["items"][0]["variant"]["product"]
+    assert product["id"] and [p["id"] for p in product["profiles"]] == [product["profile_id"]]
+    four = await place_order(client, "NA", {v: 1 for v in variants})
+    async with count_queries() as more:
+        r = await client.get(f"/admin/orders/{four.id}", params=params, headers=admin_headers)
+    assert len(r.json()["order"]["items"]) == 4 and len(few) == len(more), (len(few), len(more))
+
+
 async def test_deleted_variants_and_discounts_still_show_on_the_order(client, admin_headers, seeded):
     await discount("TENOFF")
     order = await place_order(client, "NA", {"variant_t_shirt_s": 1}, discount_code="TENOFF")

@@ -1,0 +1,109 @@
+"""The messages sent, as the back office reads them (reference orders §7.6-7.8): a list filtered
+by resource, kind and address, each original with its resends, and resending one.
+
+A resend is a new notification row asked for through the outbox like the original
+(services/notifications/delivery.py), so its worker composes it again: a message that carries a
+one-time token gets a fresh token, never the masked body that was kept. Such a message goes only
+to the address it was meant for (a reset link sent elsewhere would hand over the account).
+
+The `notification` table has no `parent_id` column yet: a resend names its original in its
+`metadata` (`{"parent_id": ...}`), read back in SQL by the one expression below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from tortoise import connections
+from tortoise.expressions import RawSQL
+from tortoise.queryset import QuerySet
+
+from jobs import outbox
+from models import Notification
+from services.core.db import atomic
+from services.core.errors import InvalidData, NotFound
+from services.core.ids import fits
+from services.core.listing import FindConfig, find_page
+from services.notifications.delivery import SEND_ACTOR
+from services.notifications.messages import token_request
+
+__all__ = [
+    "NotificationFilter", "list_notifications", "resends_of", "get_notification", "resend_notification", "parent_id",
+]
+
+_PARENT = "parent_id"
+
+
+@dataclass
+class NotificationFilter:
+    event_name: list[str] = field(default_factory=list)
+    resource_type: list[str] = field(default_factory=list)
+    resource_id: list[str] = field(default_factory=list)
+    to: list[str] = field(default_factory=list)
+    include_resends: bool = False
+
+
+def parent_id(note: Notification) -> str | None:
+    return (note.metadata or {}).get(_PARENT)
+
+
+def _with_parent() -> QuerySet:
+    dialect = connections.get("default").capabilities.dialect
+    expression = f"json_extract(metadata, '$.{_PARENT}')" if dialect == "sqlite" else f"(metadata ->> '{_PARENT}')"
+    return Notification.annotate(parent=RawSQL(expression))
+
+
+async def list_notifications(f: NotificationFilter, config: FindConfig) -> tuple[list[Notification], int]:
+    """One page, newest first; only originals unless `include_resends`."""
+    qs = _with_parent()
+    for column in ("event_name", "resource_type", "resource_id", "to"):
+        values = [v for v in getattr(f, column) if fits(Notification, v, column)]
+        if getattr(f, column) and not values:
+            return [], 0  # longer than the column: nothing has it
+        if values:
+            qs = qs.filter(**{f"{column}__in": values})
+    if not f.include_resends:
+        qs = qs.filter(parent__isnull=True)
+    return await find_page(qs, replace(config, relations=()))  # resends: see resends_of
+
+
+async def resends_of(notes: list[Notification]) -> dict[str, list[Notification]]:
+    """The resends of each notification, oldest first, in one statement."""
+    ids = [n.id for n in notes]
+    out: dict[str, list[Notification]] = {i: [] for i in ids}
+    if ids:
+        for row in await _with_parent().filter(parent__in=ids).order_by("created_at", "id"):
+            out[row.parent].append(row)
+    return out
+
+
+async def get_notification(notification_id: str) -> Notification:
+    note = await Notification.get_or_none(id=notification_id) if fits(Notification, notification_id) else None
+    if note is None:
+        raise NotFound(f"Notification with id: {notification_id} was not found.")
+    return note
+
+
+async def resend_notification(notification_id: str, to: str | None = None) -> Notification:
+    """Ask for the message again, to `to` or its first address; answers the original."""
+    note = await get_notification(notification_id)
+    original = await get_notification(parent_id(note)) if parent_id(note) else note
+    address = to.strip() if to else note.to
+    carries_token = _carries_token(note)
+    if carries_token and address.casefold() != note.to.casefold():
+        raise InvalidData("A message carrying a one-time link can only be resent to the address it was sent to")
+    async with atomic():
+        again = await Notification.create(
+            event_name=note.event_name, resource_type=note.resource_type, resource_id=note.resource_id,
+            customer_id=note.customer_id, to=address, data=note.data, status="pending",
+            metadata={_PARENT: original.id},
+        )
+        await outbox.enqueue(SEND_ACTOR, again.id)
+    return original
+
+
+def _carries_token(note: Notification) -> bool:
+    try:
+        return token_request(note.event_name, note.data) is not None
+    except KeyError:
+        raise InvalidData(f"Notifications of {note.event_name} cannot be resent") from None

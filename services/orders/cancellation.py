@@ -1,0 +1,100 @@
+"""Canceling an order (reference orders §3.6): before anything was fulfilled, paid back or
+captured; its stock goes back once, and its payments are canceled through their providers.
+
+Order of work, so that a provider failing midway never leaves the order half-changed and a retry
+finishes: first, in one transaction holding the order's row lock, the order is canceled (`status`
+and `fulfillment_status`, `canceled_at`) and its stock given back, by a conditional UPDATE of the
+status, so stock moves once however often the request comes; then each payment is canceled at
+its provider and recorded in a transaction of its own; `payment_status` becomes canceled only when
+every payment is. A transient failure leaves the order canceled with its old `payment_status`
+(the recovery point: payments still to cancel); canceling it again finishes the work.
+
+Unlike Medusa v1: a canceled order is not canceled again (no second restock), and captured money
+is never "canceled" without being given back (refuse; refund it first).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tortoise.expressions import F, Q
+
+from models import LineItem, Order, Payment, ProductVariant
+from services.checkout.placement import stocked
+from services.core import clock
+from services.core.db import atomic
+from services.core.errors import DomainError, NotAllowed
+from services.orders.keyed import ProviderUnavailable
+from services.orders.locks import lock_order
+from services.orders.statuses import MOVES, PAYMENT, STATUS, plan
+from services.payments import get_provider
+
+__all__ = ["cancel_order"]
+
+
+async def cancel_order(order_id: str) -> None:
+    async with atomic():
+        order = await lock_order(order_id)
+        changes = plan(order, "cancel")
+        if changes is None:
+            return
+        if STATUS in changes:
+            await _refuse_unless_untouched(order)
+            canceled = await Order.filter(id=order.id).exclude(status="canceled").update(
+                status="canceled", fulfillment_status="canceled", canceled_at=clock.now(),
+            )
+            if canceled:
+                await _release_inventory(order.id)
+    live = await Payment.filter(order_id=order_id, canceled_at=None).order_by("created_at", "id").values_list(
+        "id", flat=True
+    )
+    for payment_id in live:
+        await _cancel_payment(order_id, payment_id)
+    async with atomic():
+        order = await lock_order(order_id)
+        changes = plan(order, "cancel", (PAYMENT,))
+        if changes and not await Payment.filter(order_id=order.id, canceled_at=None).exists():
+            await Order.filter(id=order.id).update(**changes)
+
+
+async def _refuse_unless_untouched(order: Order) -> None:
+    """The lines and payments must agree with the statuses the table checked."""
+    lines = LineItem.filter(order_id=order.id)
+    if await lines.filter(fulfilled_quantity__gt=0).exists():
+        raise NotAllowed(MOVES["cancel"]["fulfillment_status"].refusal)
+    if await lines.filter(returned_quantity__gt=0).exists():
+        raise NotAllowed("All returns must be canceled before canceling an order")
+    payments = Payment.filter(order_id=order.id)
+    if await payments.filter(amount_refunded__gt=0).exists():
+        raise NotAllowed(MOVES["cancel"][PAYMENT].refusals["refunded"])
+    if await payments.filter(captured_at__not_isnull=True, canceled_at=None).exists():
+        raise NotAllowed(MOVES["cancel"][PAYMENT].refusals["captured"])
+
+
+async def _release_inventory(order_id: str) -> None:
+    """Give each line's quantity back to its variant, where the order took it (see `stocked`)."""
+    wanted: Counter[str] = Counter()
+    for variant_id, quantity in await LineItem.filter(order_id=order_id, variant_id__not_isnull=True).values_list(
+        "variant_id", "quantity",
+    ):
+        wanted[variant_id] += quantity
+    # Rows are taken in variant-id order, as checkout takes them, so the two cannot deadlock.
+    for variant_id in sorted(wanted):
+        await ProductVariant.filter(Q(id=variant_id) & stocked()).update(
+            inventory_quantity=F("inventory_quantity") + wanted[variant_id]
+        )
+
+
+async def _cancel_payment(order_id: str, payment_id: str) -> None:
+    async with atomic():
+        await lock_order(order_id)
+        payment = await Payment.filter(id=payment_id, canceled_at=None).first()
+        if payment is None:  # canceled meanwhile
+            return
+        try:
+            data = await get_provider(payment.provider_id).cancel(dict(payment.data or {}))
+        except DomainError:
+            raise
+        except Exception as e:
+            raise ProviderUnavailable() from e
+        await Payment.filter(id=payment.id).update(data=data, canceled_at=clock.now())

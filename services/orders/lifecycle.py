@@ -1,0 +1,29 @@
+"""Completing and archiving an order (reference orders §3.4, §3.5): status moves only, by the
+table of services/orders/statuses.py. A repeat changes nothing."""
+
+from __future__ import annotations
+
+from models import Order
+from services.core.db import atomic
+from services.orders.locks import lock_order
+from services.orders.statuses import plan
+
+__all__ = ["complete_order", "archive_order"]
+
+
+async def _move(order_id: str, operation: str) -> None:
+    async with atomic():
+        order = await lock_order(order_id)
+        changes = plan(order, operation)
+        if changes:
+            await Order.filter(id=order.id).update(**changes)
+
+
+async def complete_order(order_id: str) -> None:
+    """`status` completed, from anything but canceled."""
+    await _move(order_id, "complete")
+
+
+async def archive_order(order_id: str) -> None:
+    """`status` archived, from completed or canceled."""
+    await _move(order_id, "archive")
