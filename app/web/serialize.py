@@ -14,7 +14,7 @@ from models import (
     OAuthApp, ReturnReason,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
     ShippingOption, ShippingOptionRequirement, TaxRate,
-    PaymentProvider, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
+    PaymentProvider, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
     ProductType, ProductVariant, Region, SalesChannel, ShippingProfile, TaxProvider, User,
 )
 
@@ -58,6 +58,11 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
         "tax_provider_id", "metadata",
     ) + _TS,
     ProductCollection: ("id", "title", "handle") + _ENTITY,
+    # Medusa v1's default category columns: categories are hard-deleted, so no `deleted_at`.
+    ProductCategory: (
+        "id", "name", "description", "handle", "is_active", "is_internal", "rank", "parent_category_id",
+        "created_at", "updated_at", "metadata",
+    ),
     ProductTag: ("id", "value") + _ENTITY,
     ProductType: ("id", "value") + _ENTITY,
     Image: ("id", "url") + _ENTITY,
