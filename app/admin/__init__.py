@@ -7,6 +7,7 @@ from app.admin import (
     draft_orders, gift_cards, notes, order_edits, orders, products, regions, return_reasons, shipping_options,
     shipping_profiles, store, tax_rates, uploads, users,
 )
+from app.admin import publishable_api_keys, sales_channels
 from app.admin import product_categories
 from app.admin import notifications
 
@@ -17,6 +18,7 @@ admin = Blueprint.group(
     customers.bp, discounts.bp, draft_orders.bp, gift_cards.bp, notes.bp, order_edits.bp, orders.bp, products.bp,
     regions.bp, return_reasons.bp, shipping_options.bp, shipping_profiles.bp, store.bp, tax_rates.bp, uploads.bp,
     users.bp,
+    publishable_api_keys.bp, sales_channels.bp,
     product_categories.bp,
     notifications.bp,
     url_prefix="/admin",

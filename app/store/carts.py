@@ -3,7 +3,9 @@ calculate taxes (reference store §1.2). Every route answers `{cart}` (app/shape
 get honours `expand` and `fields`, but every route refuses other query keys, as Medusa v1 does.
 
 Calculate taxes answers the default relations, as the other routes do (Medusa v1 answers only
-those its totals need), or 202 while its tax job has not finished (services/carts/taxes.py)."""
+those its totals need), or 202 while its tax job has not finished (services/carts/taxes.py).
+Create and update keep the cart within the sales channels of the request's publishable API key
+(app/web/publishable_keys.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.web.auth import customer_id
+from app.web.publishable_keys import key_scope
 from app.shapes.carts import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart_json
 from app.web.query import ParsedQuery, QuerySpec, parse_qs, parse_query
 from app.web.responses import json
@@ -122,7 +125,10 @@ async def create(request: Request):
         sales_channel_id=body.sales_channel_id,
         items=[NewLine(i.variant_id, i.quantity) for i in body.items or []],
     )
-    view = await create_cart(new, customer_id=await customer_id(request), request_context=_request_context(request))
+    view = await create_cart(
+        new, customer_id=await customer_id(request), request_context=_request_context(request),
+        scope=await key_scope(request),
+    )
     return cart_answer(view)
 
 
@@ -136,7 +142,9 @@ async def get(request: Request, cart_id: str):
 async def update(request: Request, cart_id: str):
     cart_query(request)
     body = parse_body(request, CartChangesBody)
-    return cart_answer(await update_cart(cart_id, body.changes(), customer_id=await customer_id(request)))
+    return cart_answer(await update_cart(
+        cart_id, body.changes(), customer_id=await customer_id(request), scope=await key_scope(request)
+    ))
 
 
 @bp.post("/<cart_id:str>/line-items")

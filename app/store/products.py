@@ -1,8 +1,10 @@
 """Store products: `GET /store/products`, `GET /store/products/{id}`, priced for the shopper's
-region or currency (reference extra §3)."""
+region or currency (reference extra §3), within the sales channels of the request's publishable
+API key, if any (app/web/publishable_keys.py)."""
 
 from sanic import Blueprint, Request
 
+from app.web.publishable_keys import key_scope
 from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import json
 from app.shapes.products import dump_products
@@ -54,7 +56,7 @@ GET = LIST.one(filters=GetFilters)
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     filters = StoreProductFilter(**q.filters.plain(), **q.filters.comparisons())
-    priced = await list_store_products(filters, q.find())
+    priced = await list_store_products(filters, q.find(), await key_scope(request))
     return json({"products": dump_products(priced, q.relations, q.fields), "count": priced.count,
                  "offset": q.offset, "limit": q.limit})
 
@@ -62,5 +64,8 @@ async def list_(request: Request):
 @bp.get("/<product_id:str>")
 async def get(request: Request, product_id: str):
     q = parse_query(request.query_string, GET)
-    priced = await get_store_product(product_id, q.relations, q.filters.region_id, q.filters.currency_code)
+    priced = await get_store_product(
+        product_id, q.relations, q.filters.region_id, q.filters.currency_code, await key_scope(request),
+        q.filters.sales_channel_id,
+    )
     return json({"product": dump_products(priced, q.relations, q.fields)[0]})

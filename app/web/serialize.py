@@ -11,7 +11,7 @@ from tortoise.models import Model
 from models import (
     Address, BatchJob, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
     FulfillmentProvider, GiftCard, Image, MoneyAmount, Note,
-    OAuthApp, ReturnReason,
+    OAuthApp, PublishableApiKey, ReturnReason,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
     ShippingOption, ShippingOptionRequirement, TaxRate,
     PaymentProvider, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
@@ -67,6 +67,7 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     ProductType: ("id", "value") + _ENTITY,
     Image: ("id", "url") + _ENTITY,
     SalesChannel: ("id", "name", "description", "is_disabled") + _ENTITY,
+    PublishableApiKey: ("id", "title", "created_by", "revoked_by", "revoked_at", "created_at", "updated_at"),
     ShippingProfile: ("id", "name", "type") + _ENTITY,
     Product: (
         "id", "title", "subtitle", "status", "external_id", "description", "handle", "is_giftcard",

@@ -34,6 +34,7 @@ from services.core.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.core.ids import fits
 from services.payments.sessions import resync_payment_sessions
 from services.regions.parts import region_parts
+from services.sales_channels.scopes import KeyScope, cart_channel, check_channel
 from services.store.defaults import get_store
 
 __all__ = ["KEEP", "NewCart", "CartChanges", "create_cart", "get_cart", "update_cart"]
@@ -66,14 +67,18 @@ class CartChanges:
     sales_channel_id: Any = KEEP
 
 
-async def create_cart(new: NewCart, *, customer_id: str | None = None, request_context: dict | None = None) -> CartView:
+async def create_cart(
+    new: NewCart, *, customer_id: str | None = None, request_context: dict | None = None,
+    scope: KeyScope | None = None,
+) -> CartView:
     """A cart in the given region (else the first one), bound to the signed-in customer if any.
-    `context` is merged over the request's (`ip`, `user_agent`).
+    `context` is merged over the request's (`ip`, `user_agent`). Its sales channel is the one
+    named, else the publishable key's (`scope`), else the store's default.
 
     What it only reads (region, sales channel, the region's countries) is read before the
     transaction, so the transaction holds nothing but the inserts and the region's parts can
     come from the per-process cache; a new cart has no row for another request to race on."""
-    region, channel = await _region_and_channel(new.region_id, new.sales_channel_id)
+    region, channel = await _region_and_channel(new.region_id, cart_channel(scope, new.sales_channel_id))
     parts = await region_parts(region)
     countries = [c.iso_2 for c in parts.countries]
     customer = await Customer.get_or_none(id=customer_id, deleted_at=None) if customer_id else None
@@ -122,9 +127,14 @@ async def get_cart(cart_id: str, *, customer_id: str | None = None) -> CartView:
     return view
 
 
-async def update_cart(cart_id: str, changes: CartChanges, *, customer_id: str | None = None) -> CartView:
+async def update_cart(
+    cart_id: str, changes: CartChanges, *, customer_id: str | None = None, scope: KeyScope | None = None
+) -> CartView:
     """Apply the changes in Medusa v1's order, all or nothing. `customer_id`: the signed-in
-    customer, who wins over a customer id in the changes."""
+    customer, who wins over a customer id in the changes; a new sales channel must be within the
+    publishable key's `scope`, if any."""
+    if changes.sales_channel_id is not KEEP:
+        check_channel(scope, [changes.sales_channel_id])
     async with atomic():
         cart = await lock_cart(cart_id)
         customer_set = await _set_customer(cart, changes, customer_id)

@@ -14,6 +14,7 @@ from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.catalog.pricing import PriceContext, decorate_variants, tax_rates_for_products
+from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
 from services.store.defaults import get_store
 
 __all__ = [
@@ -122,22 +123,33 @@ async def _priced(products: list[Product], relations: tuple[str, ...], ctx: Pric
     return out
 
 
-async def list_store_products(f: StoreProductFilter, config: FindConfig) -> PricedProducts:
+async def list_store_products(
+    f: StoreProductFilter, config: FindConfig, scope: KeyScope | None = None
+) -> PricedProducts:
+    """Published products of the channels asked for, else of the publishable key's `scope`, else
+    of the store's default channel."""
     ctx = await _context(f.region_id, f.currency_code)
-    channel_ids = f.sales_channel_id or [c for c in [(await get_store()).default_sales_channel_id] if c]
+    channel_ids = listing_channels(scope, f.sales_channel_id) or [
+        c for c in [(await get_store()).default_sales_channel_id] if c
+    ]
     products, count = await find_page(_store_filtered(f, channel_ids), config, PRODUCT_ALIASES)
     return PricedProducts(products, count, await _priced(products, config.relations, ctx))
 
 
 async def get_store_product(
-    product_id: str, relations: tuple[str, ...], region_id: str | None = None, currency_code: str | None = None
+    product_id: str, relations: tuple[str, ...], region_id: str | None = None, currency_code: str | None = None,
+    scope: KeyScope | None = None, sales_channel_id: str | None = None,
 ) -> PricedProducts:
+    """The published product; with a publishable key's `scope`, only one sold in the key's channels
+    (a `sales_channel_id` given must be one of them too)."""
+    check_channel(scope, [sales_channel_id] if sales_channel_id else [])
     ctx = await _context(region_id, currency_code)
     product = await find_one(
         Product.filter(id=product_id, deleted_at=None, status="published"), relations, PRODUCT_ALIASES
     )
     if product is None:
         raise NotFound(f"Product with id: {product_id} was not found")
+    await check_product(scope, product_id)
     return PricedProducts([product], 1, await _priced([product], relations, ctx))
 
 
