@@ -10,6 +10,7 @@ from app.admin import (
 from app.admin import publishable_api_keys, sales_channels
 from app.admin import product_categories
 from app.admin import notifications
+from app.admin import price_lists
 
 __all__ = ["admin"]
 
@@ -21,5 +22,6 @@ admin = Blueprint.group(
     publishable_api_keys.bp, sales_channels.bp,
     product_categories.bp,
     notifications.bp,
+    price_lists.bp,
     url_prefix="/admin",
 )

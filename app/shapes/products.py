@@ -1,5 +1,5 @@
 """Products as both interfaces show them: variants carry their decorated price keys, prices
-carry `price_list: null` (no price lists here)."""
+carry their `price_list` (null for a base price)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def dump_products(
     """`single_profile`: also show `profile`, the last of `profiles` (Medusa's admin entity getter)."""
     def extra(obj, out: dict) -> None:
         if isinstance(obj, MoneyAmount):
-            out["price_list"] = None
+            out["price_list"] = dump(getattr(obj, "price_list", None))  # set by pricing when it applies
         elif isinstance(obj, ProductVariant) and obj.id in priced.prices:
             keys = dict(priced.prices[obj.id])
             keys["prices"] = [dump(p, extra=extra) for p in keys["prices"]]

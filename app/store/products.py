@@ -4,6 +4,7 @@ API key, if any (app/web/publishable_keys.py)."""
 
 from sanic import Blueprint, Request
 
+from app.web.auth import customer_id
 from app.web.publishable_keys import key_scope
 from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import json
@@ -56,7 +57,7 @@ GET = LIST.one(filters=GetFilters)
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     filters = StoreProductFilter(**q.filters.plain(), **q.filters.comparisons())
-    priced = await list_store_products(filters, q.find(), await key_scope(request))
+    priced = await list_store_products(filters, q.find(), await key_scope(request), await customer_id(request))
     return json({"products": dump_products(priced, q.relations, q.fields), "count": priced.count,
                  "offset": q.offset, "limit": q.limit})
 
@@ -66,6 +67,6 @@ async def get(request: Request, product_id: str):
     q = parse_query(request.query_string, GET)
     priced = await get_store_product(
         product_id, q.relations, q.filters.region_id, q.filters.currency_code, await key_scope(request),
-        q.filters.sales_channel_id,
+        q.filters.sales_channel_id, await customer_id(request),
     )
     return json({"product": dump_products(priced, q.relations, q.fields)[0]})

@@ -11,7 +11,7 @@ from tortoise.models import Model
 from models import (
     Address, BatchJob, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
     FulfillmentProvider, GiftCard, Image, MoneyAmount, Note,
-    OAuthApp, PublishableApiKey, ReturnReason,
+    OAuthApp, PriceList, PublishableApiKey, ReturnReason,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
     ShippingOption, ShippingOptionRequirement, TaxRate,
     PaymentProvider, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
@@ -119,6 +119,8 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     TaxRate: ("id", "rate", "code", "name", "region_id", "created_at", "updated_at", "metadata"),
     ReturnReason: ("id", "value", "label", "parent_return_reason_id", "description") + _ENTITY,
     Note: ("id", "resource_type", "resource_id", "value", "author_id") + _ENTITY,
+    # `includes_tax` only exists with the tax_inclusive_pricing flag, which is off here.
+    PriceList: ("id", "name", "description", "type", "status", "starts_at", "ends_at") + _TS,
 }
 
 # Relations stored under another attribute, and those that the API shows as a list.

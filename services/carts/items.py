@@ -1,7 +1,7 @@
 """The lines of a cart (reference store §1.2 line items, §2.0 prices, §2.1 inventory).
 
-A line's `unit_price` (minor units) follows services.catalog.pricing for the cart's region and the line's
-quantity, so quantity tiers apply as the quantity changes. A variant that tracks its inventory
+A line's `unit_price` (minor units) follows services.catalog.pricing for the cart's region, its
+customer's price lists and the line's quantity, so quantity tiers apply as the quantity changes. A variant that tracks its inventory
 and takes no back orders must have the whole quantity in stock. Every change of lines removes
 the cart's shipping methods (their options may no longer fit) and rewrites its discount
 adjustments, as Medusa v1 does; its payment sessions follow the new total.
@@ -23,7 +23,7 @@ from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
 from services.payments.sessions import resync_payment_sessions
-from services.catalog.pricing import PriceContext, unit_price
+from services.catalog.pricing import PriceContext, price_context, unit_price
 
 __all__ = [
     "NewLine", "add_line_item", "update_line_item", "delete_line_item", "add_lines", "reprice_lines",
@@ -79,7 +79,7 @@ async def _change_line(cart: Cart, item: LineItem, quantity: int, metadata: dict
         variant = (await _variants([item.variant_id], for_sale=False))[item.variant_id]
         if not _in_stock(variant, quantity):
             raise NotAllowed("Inventory doesn't cover the desired quantity", code=INSUFFICIENT_INVENTORY)
-        item.unit_price = _price(cart, variant, quantity)
+        item.unit_price = _price(await _context(cart, [variant]), variant, quantity)
     item.quantity = quantity
     item.metadata = merge_metadata(item.metadata, metadata)
     await item.save()
@@ -112,8 +112,9 @@ async def add_lines(cart: Cart, lines: list[NewLine]) -> None:
     missing = [line.variant_id for line in lines if line.variant_id not in variants]
     if missing:
         raise InvalidData(f"Unable to generate the line items, some variant has not been found: {', '.join(missing)}")
+    ctx = await _context(cart, list(variants.values()))
     for line in lines:
-        _price(cart, variants[line.variant_id], line.quantity)
+        _price(ctx, variants[line.variant_id], line.quantity)
     await _check_channel(cart, [variants[line.variant_id].product for line in lines])
     existing = list(await LineItem.filter(cart_id=cart.id).order_by("created_at", "id"))
     for line in lines:
@@ -130,7 +131,7 @@ async def add_lines(cart: Cart, lines: list[NewLine]) -> None:
             raise NotAllowed(
                 f"Variant with id: {variant.id} does not have the required inventory", code=INSUFFICIENT_INVENTORY
             )
-        price = _price(cart, variant, quantity)
+        price = _price(ctx, variant, quantity)
         if same is not None:
             same.quantity, same.unit_price = quantity, price
             await same.save(update_fields=["quantity", "unit_price", "updated_at"])
@@ -146,11 +147,11 @@ async def add_lines(cart: Cart, lines: list[NewLine]) -> None:
 
 
 async def reprice_lines(cart: Cart) -> None:
-    """Price every line again for the cart's (new) region: a line whose variant has no price there
-    is removed. Custom lines (no variant) keep their price."""
+    """Price every line again for the cart's (new) region and customer: a line whose variant has no
+    price there is removed. Custom lines (no variant) keep their price."""
     items = [i for i in await LineItem.filter(cart_id=cart.id) if i.variant_id is not None]
     variants = await _variants([i.variant_id for i in items], for_sale=False)
-    ctx = PriceContext(region=cart.region)
+    ctx = await _context(cart, list(variants.values()))
     for item in items:
         variant = variants.get(item.variant_id)
         price = unit_price(list(variant.prices.related_objects), ctx, item.quantity) if variant else None
@@ -194,8 +195,13 @@ async def _variants(ids: list[str], *, for_sale: bool = True) -> dict[str, Produ
     return {v.id: v for v in await qs}
 
 
-def _price(cart: Cart, variant: ProductVariant, quantity: int) -> int:
-    price = unit_price(list(variant.prices.related_objects), PriceContext(region=cart.region), quantity)
+async def _context(cart: Cart, variants: list[ProductVariant]) -> PriceContext:
+    """Pricing for the cart's region and its customer's groups (the lists their prices name)."""
+    return await price_context(variants, region=cart.region, customer_id=cart.customer_id)
+
+
+def _price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> int:
+    price = unit_price(list(variant.prices.related_objects), ctx, quantity)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     return price

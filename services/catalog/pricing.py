@@ -1,26 +1,81 @@
-"""Which price a shopper sees for a variant (reference extra §3.3, tax-inclusive pricing off).
+"""Which price a shopper sees for a variant: Medusa v1.20's price-selection strategy with
+tax-inclusive pricing off (reference extra §3.3, catalogue-settings §4).
 
-Context: a region (its currency wins) or a bare currency. Without either, no price is chosen.
+Context: a region (its currency wins) or a bare currency, the customer's groups, and the price
+lists that apply now (`price_context` loads both). A variant's candidate prices are its plain
+prices and the prices of the lists that apply, for the region or its currency. The calculated
+price is the lowest candidate whose quantity bounds admit the quantity; a list of type
+`override` is not special (Medusa v1 compares it like a sale). The original price is the plain
+price of the region, else of the currency. Without a region or a currency no price is chosen.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
-from models import MoneyAmount, ProductVariant, Region, TaxRate
+from tortoise.expressions import Q, Subquery
 
-__all__ = ["PriceContext", "decorate_variants", "tax_on", "tax_rates_for_products", "unit_price"]
+from models import CustomerGroup, MoneyAmount, PriceList, ProductVariant, Region, TaxRate
+from services.core.clock import now
+
+__all__ = [
+    "PriceContext", "price_context", "customer_group_ids", "decorate_variants", "tax_on",
+    "tax_rates_for_products", "unit_price",
+]
 
 
 @dataclass(frozen=True)
 class PriceContext:
     region: Region | None = None
     currency_code: str | None = None
+    customer_group_ids: frozenset[str] = frozenset()
+    # The price lists that apply to this shopper now, by id: only their prices are candidates.
+    price_lists: Mapping[str, PriceList] = field(default_factory=dict)
 
     @property
     def currency(self) -> str | None:
         return self.region.currency_code if self.region else self.currency_code
+
+
+async def customer_group_ids(customer_id: str | None) -> frozenset[str]:
+    """The live groups the customer belongs to (one query; none for a guest)."""
+    if not customer_id:
+        return frozenset()
+    return frozenset(await CustomerGroup.filter(customers__id=customer_id, deleted_at=None).values_list("id", flat=True))
+
+
+async def price_context(
+    variants: Iterable[ProductVariant], *, region: Region | None = None, currency_code: str | None = None,
+    customer_id: str | None = None, group_ids: frozenset[str] | None = None,
+) -> PriceContext:
+    """The context pricing `variants` (their `prices` prefetched) for a customer (or a guest): one
+    query for the customer's groups, one for the lists their prices name, whatever the number
+    of variants; none when no price belongs to a list."""
+    list_ids = {p.price_list_id for v in variants for p in v.prices.related_objects if p.price_list_id}
+    groups = group_ids if group_ids is not None else (await customer_group_ids(customer_id) if list_ids else frozenset())
+    ctx = PriceContext(region=region, currency_code=currency_code, customer_group_ids=groups)
+    if not list_ids:
+        return ctx
+    return replace(ctx, price_lists=await _applicable_lists(list_ids, groups))
+
+
+async def _applicable_lists(list_ids: set[str], group_ids: frozenset[str]) -> dict[str, PriceList]:
+    """The lists among `list_ids` that are active, inside their window and either for everyone
+    (no customer group) or for one of `group_ids`. A list tied only to deleted groups stays
+    closed (Medusa would open it to everyone)."""
+    moment = now()
+    tied = PriceList.filter(customer_groups__id__isnull=False).values_list("id", flat=True)
+    open_to = ~Q(id__in=Subquery(tied))
+    if group_ids:
+        mine = PriceList.filter(customer_groups__id__in=list(group_ids)).values_list("id", flat=True)
+        open_to = open_to | Q(id__in=Subquery(mine))
+    qs = PriceList.filter(
+        Q(starts_at=None) | Q(starts_at__lt=moment), Q(ends_at=None) | Q(ends_at__gt=moment), open_to,
+        id__in=list_ids, deleted_at=None, status="active",
+    )
+    return {pl.id: pl for pl in await qs}
 
 
 def tax_on(amount: int, rates: list[dict]) -> int:
@@ -44,49 +99,74 @@ def _plain(p: MoneyAmount) -> bool:
     return p.price_list_id is None and p.min_quantity is None and p.max_quantity is None
 
 
-def _in_context(prices: list[MoneyAmount], ctx: PriceContext) -> list[MoneyAmount]:
+def _candidates(prices: list[MoneyAmount], ctx: PriceContext) -> list[MoneyAmount]:
+    """The variant's plain prices and those of the lists that apply, for the context's region or
+    currency (all of them without either)."""
+    prices = [p for p in prices if p.price_list_id is None or p.price_list_id in ctx.price_lists]
     region_id, currency = (ctx.region.id if ctx.region else None), ctx.currency
+    if not (region_id or currency):
+        return prices
     return [p for p in prices if (region_id and p.region_id == region_id) or p.currency_code == currency]
 
 
+def _fits(p: MoneyAmount, quantity: int | None) -> bool:
+    # Without a quantity only rows with no minimum fit, with or without a maximum (as Medusa v1).
+    if quantity is None:
+        return not p.min_quantity
+    return (not p.min_quantity or p.min_quantity <= quantity) and (not p.max_quantity or p.max_quantity >= quantity)
+
+
+def _lowest(prices: list[MoneyAmount], quantity: int | None) -> MoneyAmount | None:
+    """The cheapest fitting row; on a tie the first one (Medusa keeps the first strictly lower)."""
+    best = None
+    for p in prices:
+        if _fits(p, quantity) and (best is None or p.amount < best.amount):
+            best = p
+    return best
+
+
 def unit_price(prices: list[MoneyAmount], ctx: PriceContext, quantity: int) -> int | None:
-    """The price of one unit (minor units) when `quantity` units are bought (reference store §2.0):
-    the lowest of the variant's `prices` for the region or its currency whose quantity bounds admit
-    `quantity`; None when there is none. The rule the product pages show, with a quantity."""
-    fitting = [
-        p.amount for p in _in_context(prices, ctx)
-        if (p.min_quantity is None or p.min_quantity <= quantity)
-        and (p.max_quantity is None or p.max_quantity >= quantity)
-    ]
-    return min(fitting) if fitting else None
+    """The price of one unit (minor units) when `quantity` units are bought: the lowest candidate
+    whose quantity bounds admit `quantity`; None when there is none (or no region nor currency)."""
+    if not (ctx.region or ctx.currency):
+        return None
+    best = _lowest(_candidates(prices, ctx), quantity)
+    return best.amount if best else None
 
 
-def _choose(variant: ProductVariant, ctx: PriceContext) -> tuple[list[MoneyAmount], int | None, int | None]:
-    prices = list(variant.prices.related_objects)
+def _choose(variant: ProductVariant, ctx: PriceContext) -> tuple[list[MoneyAmount], int | None, MoneyAmount | None]:
+    prices = _candidates(list(variant.prices.related_objects), ctx)
     region_id, currency = (ctx.region.id if ctx.region else None), ctx.currency
-    if region_id or currency:
-        prices = _in_context(prices, ctx)
-    else:
+    if not (region_id or currency):
         return prices, None, None
     original = next((p for p in prices if region_id and p.region_id == region_id and _plain(p)), None)
-    original = original or next((p for p in prices if p.currency_code == currency and p.region_id is None and _plain(p)), None)
-    # Without a quantity only rows with no minimum fit, with or without a maximum (as Medusa v1).
-    fitting = [p.amount for p in prices if not p.min_quantity]
-    return prices, (original.amount if original else None), (min(fitting) if fitting else None)
+    original = original or next(
+        (p for p in prices if p.currency_code == currency and p.region_id is None and _plain(p)), None
+    )
+    return prices, (original.amount if original else None), _lowest(prices, None)
+
+
+def _with_lists(prices: list[MoneyAmount], ctx: PriceContext) -> list[MoneyAmount]:
+    for p in prices:  # the joined list each row shows (`price_list`)
+        p.price_list = ctx.price_lists.get(p.price_list_id) if p.price_list_id else None
+    return prices
 
 
 def decorate_variants(variants: list[ProductVariant], ctx: PriceContext, rates: list[dict] | None) -> dict[str, dict]:
-    """The price keys of each variant (by id): `prices` rows and the chosen prices with taxes."""
+    """The price keys of each variant (by id): `prices` rows (each with its `price_list`) and the
+    chosen prices with taxes; `calculated_price_type` names where the calculated price comes from."""
     out = {}
     for variant in variants:
-        prices, original, calculated = _choose(variant, ctx)
+        prices, original, chosen = _choose(variant, ctx)
+        calculated = chosen.amount if chosen else None
         keys: dict = {
-            "prices": prices, "original_price": original, "calculated_price": calculated,
+            "prices": _with_lists(prices, ctx), "original_price": original, "calculated_price": calculated,
             "original_price_incl_tax": None, "calculated_price_incl_tax": None,
             "original_tax": None, "calculated_tax": None, "tax_rates": None,
         }
-        if calculated is not None:
-            keys["calculated_price_type"] = "default"
+        if chosen is not None:
+            listed = ctx.price_lists.get(chosen.price_list_id) if chosen.price_list_id else None
+            keys["calculated_price_type"] = listed.type if listed else "default"
         if rates is not None:
             keys["tax_rates"] = rates
             if original is not None:

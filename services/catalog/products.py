@@ -13,7 +13,7 @@ from models import DiscountCondition, Product, ProductVariant, Region
 from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
-from services.catalog.pricing import PriceContext, decorate_variants, tax_rates_for_products
+from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
 from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
 from services.store.defaults import get_store
 
@@ -107,9 +107,14 @@ def _store_filtered(f: StoreProductFilter, channel_ids: list[str]) -> QuerySet:
     return _once(qs, f, channel_ids)
 
 
-async def _priced(products: list[Product], relations: tuple[str, ...], ctx: PriceContext) -> dict[str, dict]:
+async def _priced(
+    products: list[Product], relations: tuple[str, ...], ctx: PriceContext, customer_id: str | None = None
+) -> dict[str, dict]:
+    """The price keys of the products' variants for `ctx` and the customer's price lists."""
     if "variants.prices" not in relations:
         return {}
+    variants = [v for p in products for v in p.variants.related_objects]
+    ctx = await price_context(variants, region=ctx.region, currency_code=ctx.currency_code, customer_id=customer_id)
     rates_by_product = {}
     if ctx.region is not None and ctx.region.automatic_taxes:
         rates_by_product = await tax_rates_for_products(ctx.region, [p.id for p in products])
@@ -124,7 +129,7 @@ async def _priced(products: list[Product], relations: tuple[str, ...], ctx: Pric
 
 
 async def list_store_products(
-    f: StoreProductFilter, config: FindConfig, scope: KeyScope | None = None
+    f: StoreProductFilter, config: FindConfig, scope: KeyScope | None = None, customer_id: str | None = None
 ) -> PricedProducts:
     """Published products of the channels asked for, else of the publishable key's `scope`, else
     of the store's default channel."""
@@ -133,12 +138,12 @@ async def list_store_products(
         c for c in [(await get_store()).default_sales_channel_id] if c
     ]
     products, count = await find_page(_store_filtered(f, channel_ids), config, PRODUCT_ALIASES)
-    return PricedProducts(products, count, await _priced(products, config.relations, ctx))
+    return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id))
 
 
 async def get_store_product(
     product_id: str, relations: tuple[str, ...], region_id: str | None = None, currency_code: str | None = None,
-    scope: KeyScope | None = None, sales_channel_id: str | None = None,
+    scope: KeyScope | None = None, sales_channel_id: str | None = None, customer_id: str | None = None,
 ) -> PricedProducts:
     """The published product; with a publishable key's `scope`, only one sold in the key's channels
     (a `sales_channel_id` given must be one of them too)."""
@@ -150,7 +155,7 @@ async def get_store_product(
     if product is None:
         raise NotFound(f"Product with id: {product_id} was not found")
     await check_product(scope, product_id)
-    return PricedProducts([product], 1, await _priced([product], relations, ctx))
+    return PricedProducts([product], 1, await _priced([product], relations, ctx, customer_id))
 
 
 # ---------------------------------------------------------------- the back office

@@ -31,7 +31,7 @@ from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
-from services.catalog.pricing import PriceContext, unit_price
+from services.catalog.pricing import PriceContext, price_context, unit_price
 from services.shipping.options import meets_requirements, option_price
 
 __all__ = [
@@ -82,6 +82,7 @@ async def add_lines(cart: Cart, lines: list[DraftLine]) -> None:
         return
     check_room(len(lines), "draft order")
     variants = await _variants([line.variant_id for line in lines if line.variant_id is not None])
+    ctx = await _context(cart, list(variants.values()))
     existing = list(await LineItem.filter(cart_id=cart.id).order_by("created_at", "id"))
     for line in lines:
         if line.variant_id is None:
@@ -104,7 +105,7 @@ async def add_lines(cart: Cart, lines: list[DraftLine]) -> None:
         if quantity > MAX_QUANTITY:
             raise InvalidData(f"quantity must not be greater than {MAX_QUANTITY}")
         _check_stock(variant, quantity)
-        price = line.unit_price if line.unit_price is not None else _list_price(cart, variant, quantity)
+        price = line.unit_price if line.unit_price is not None else _list_price(ctx, variant, quantity)
         if same is not None:
             same.quantity, same.unit_price = quantity, price
             await same.save(update_fields=["quantity", "unit_price", "updated_at"])
@@ -139,7 +140,7 @@ async def change_line(cart: Cart, item_id: str, changes: LineChanges) -> None:
         variant = (await _variants([item.variant_id], live=False))[item.variant_id]
         _check_stock(variant, item.quantity)
         if item.should_merge:  # at the list price: the price follows the quantity's tier
-            item.unit_price = _list_price(cart, variant, item.quantity)
+            item.unit_price = _list_price(await _context(cart, [variant]), variant, item.quantity)
     await item.save()
     await reship(cart)
 
@@ -156,10 +157,11 @@ async def reprice_for_region(cart: Cart) -> None:
     drops its line, which staff would only notice on the invoice)."""
     items = [i for i in await LineItem.filter(cart_id=cart.id) if i.variant_id is not None and i.should_merge]
     variants = await _variants([i.variant_id for i in items], live=False)
+    ctx = await _context(cart, list(variants.values()))
     unpriced = []
     for item in items:
         variant = variants.get(item.variant_id)
-        price = unit_price(list(variant.prices.related_objects), PriceContext(region=cart.region), item.quantity) \
+        price = unit_price(list(variant.prices.related_objects), ctx, item.quantity) \
             if variant is not None else None
         if price is None:
             unpriced.append(item.title if variant is None else f"{variant.product.title} ({variant.title})")
@@ -258,8 +260,14 @@ async def _subtotal(cart: Cart) -> int:
     ))
 
 
-def _list_price(cart: Cart, variant: ProductVariant, quantity: int) -> int:
-    price = unit_price(list(variant.prices.related_objects), PriceContext(region=cart.region), quantity)
+async def _context(cart: Cart, variants: list[ProductVariant]) -> PriceContext:
+    """Pricing for the draft's region: like Medusa v1, a draft order's lines take only the price
+    lists open to everyone (no customer groups)."""
+    return await price_context(variants, region=cart.region)
+
+
+def _list_price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> int:
+    price = unit_price(list(variant.prices.related_objects), ctx, quantity)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     return price

@@ -38,7 +38,7 @@ from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.carts.line_limits import check_room
 from services.checkout.placement import reserve_inventory
-from services.catalog.pricing import PriceContext, unit_price
+from services.catalog.pricing import price_context, unit_price
 from services.regions.taxes import load_overrides, product_lines
 
 __all__ = [
@@ -93,7 +93,8 @@ async def add_line(edit: OrderEdit, order: Order, variant_id: str, quantity: int
         # A gift card is issued when its order is placed; an edit would sell one never issued.
         raise InvalidData("A gift card cannot be added to an order edit")
     region = await Region.get(id=order.region_id)
-    price = unit_price(list(variant.prices.related_objects), PriceContext(region=region), quantity)
+    ctx = await price_context([variant], region=region, customer_id=order.customer_id)  # as Medusa v1
+    price = unit_price(list(variant.prices.related_objects), ctx, quantity)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     item = await LineItem.create(
