@@ -11,6 +11,7 @@ from app.admin import publishable_api_keys, sales_channels
 from app.admin import product_categories
 from app.admin import notifications
 from app.admin import price_lists
+from app.admin import product_variants, product_writes
 
 __all__ = ["admin"]
 
@@ -23,5 +24,6 @@ admin = Blueprint.group(
     product_categories.bp,
     notifications.bp,
     price_lists.bp,
+    product_writes.bp, product_variants.bp,
     url_prefix="/admin",
 )

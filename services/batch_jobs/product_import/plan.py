@@ -24,6 +24,7 @@ from models import (
 )
 from models.ids import PREFIXES, new_id
 from services.batch_jobs.product_import.rows import ImportRow
+from services.catalog.product_rules import PRODUCT_DEFAULTS, VARIANT_DEFAULTS
 
 __all__ = ["Plan", "plan_chunk", "PRODUCT_FIELDS", "VARIANT_FIELDS"]
 
@@ -37,8 +38,6 @@ VARIANT_FIELDS = (
 )
 # An empty cell leaves these as they are (or at their default for a new row): they cannot be empty.
 _KEPT_WHEN_EMPTY = {"title", "status", "discountable", "inventory_quantity", "allow_backorder", "manage_inventory"}
-_PRODUCT_DEFAULTS = {"status": "draft", "discountable": True, "is_giftcard": False}
-_VARIANT_DEFAULTS = {"inventory_quantity": 0, "allow_backorder": False, "manage_inventory": True}
 
 
 class RowError(Exception):
@@ -335,7 +334,7 @@ def _commit_product(plan, index, refs, row, product: _Product, changes: dict, de
         if row.channels is None and defaults.get("channel_id"):  # a file silent on channels: the store's own
             links["product_sales_channel"] = [defaults["channel_id"]]
         plan.product_inserts.append({
-            **_PRODUCT_DEFAULTS, "id": product.id, "profile_id": defaults["profile_id"], **changes,
+            **PRODUCT_DEFAULTS, "id": product.id, "profile_id": defaults["profile_id"], **changes,
         })
         for title in product.options:
             product.options[title] = plan.new_id(PREFIXES["product_option"])
@@ -363,7 +362,7 @@ def _commit_variant(plan, index, row, product: _Product, variant: _Variant | Non
         variant = _Variant(variant_id, product.id, None)
         changes.setdefault("title", " / ".join(combo) if combo else product.handle)
         plan.variant_inserts.append({
-            **_VARIANT_DEFAULTS, "id": variant_id, "product_id": product.id, "variant_rank": product.next_rank,
+            **VARIANT_DEFAULTS, "id": variant_id, "product_id": product.id, "variant_rank": product.next_rank,
             **changes,
         })
         product.next_rank += 1

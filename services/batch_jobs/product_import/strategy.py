@@ -18,7 +18,6 @@ from collections.abc import Iterator
 
 from tortoise.exceptions import IntegrityError, OperationalError
 
-from models import ShippingProfile
 from services.batch_jobs.runs import JobRun
 from services.core.db import atomic
 from services.core.errors import InvalidData
@@ -26,6 +25,7 @@ from services.files import storage
 from services.batch_jobs.product_import.plan import Plan, plan_chunk
 from services.batch_jobs.product_import.rows import ImportRow, Layout, load_layout, open_rows
 from services.batch_jobs.product_import.write import refresh_statistics, write_plan
+from services.catalog.product_rules import shipping_profile_id
 from services.store.defaults import get_store
 
 __all__ = ["TYPE", "CHUNK_ROWS", "MAX_LISTED_ERRORS", "prepare", "pre_process", "process"]
@@ -70,8 +70,8 @@ def _chunks(lines: Iterator[tuple[int, list[str]]], layout: Layout, size: int) -
 
 
 async def _defaults() -> dict:
-    profile = await ShippingProfile.filter(type="default", deleted_at=None).first()
-    return {"profile_id": profile.id if profile else None, "channel_id": (await get_store()).default_sales_channel_id}
+    return {"profile_id": await shipping_profile_id(is_giftcard=False),
+            "channel_id": (await get_store()).default_sales_channel_id}
 
 
 class _Tally:
