@@ -84,6 +84,7 @@ class Settings:
     s3_secret_access_key: str | None = None
     s3_public_url: str | None = None  # base URL where the bucket's uploads/ are public (a CDN, say)
     storefront_url: str = "http://localhost:8000"  # base of the links in messages (password reset, order claim)
+    admin_url: str = "http://localhost:7001"  # where the dashboard lives: base of the team's links (invite, reset)
     smtp_host: str | None = None  # set: messages go out by SMTP; unset: only recorded (notification table, log)
     smtp_port: int = 587
     smtp_username: str | None = None
@@ -160,6 +161,7 @@ class Settings:
                 e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),
             storefront_url=(e.get("STOREFRONT_URL") or cls.storefront_url).rstrip("/"),
+            admin_url=(e.get("ADMIN_URL") or cls.admin_url).rstrip("/"),
             smtp_host=e.get("SMTP_HOST") or None,
             smtp_port=_number(e, "SMTP_PORT", cls.smtp_port),
             smtp_username=e.get("SMTP_USERNAME") or None,

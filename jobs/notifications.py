@@ -14,6 +14,6 @@ from services.notifications.delivery import SEND_ACTOR, deliver
 )
 async def send_notification(notification_id: str) -> dict:
     if not notifications.is_configured():
-        # Each process (web, worker) reads its own environment: SMTP_* and STOREFRONT_URL.
+        # Each process (web, worker) reads its own environment: SMTP_*, STOREFRONT_URL, ADMIN_URL, JWT_SECRET.
         notifications.configure(Settings.from_env())
     return await deliver(notification_id, max_attempts=send_notification.options["max_retries"] + 1)

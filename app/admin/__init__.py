@@ -12,6 +12,7 @@ from app.admin import product_categories
 from app.admin import notifications
 from app.admin import price_lists
 from app.admin import product_variants, product_writes
+from app.admin import invites
 
 __all__ = ["admin"]
 
@@ -25,5 +26,6 @@ admin = Blueprint.group(
     notifications.bp,
     price_lists.bp,
     product_writes.bp, product_variants.bp,
+    invites.bp,
     url_prefix="/admin",
 )

@@ -28,7 +28,10 @@ __all__ = [
 ]
 
 # (method, path) pairs under /admin reachable without signing in.
-PUBLIC_ADMIN_ROUTES = {("POST", "/admin/auth"), ("POST", "/admin/auth/token")}
+PUBLIC_ADMIN_ROUTES = {
+    ("POST", "/admin/auth"), ("POST", "/admin/auth/token"), ("POST", "/admin/invites/accept"),
+    ("POST", "/admin/users/password-token"), ("POST", "/admin/users/reset-password"),
+}
 
 
 class Credentials(Body):

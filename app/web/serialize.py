@@ -10,7 +10,7 @@ from tortoise.models import Model
 
 from models import (
     Address, BatchJob, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
-    FulfillmentProvider, GiftCard, Image, MoneyAmount, Note,
+    FulfillmentProvider, GiftCard, Image, Invite, MoneyAmount, Note,
     OAuthApp, PriceList, PublishableApiKey, ReturnReason,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
     ShippingOption, ShippingOptionRequirement, TaxRate,
@@ -26,6 +26,7 @@ _ENTITY = ("metadata",) + _TS
 # The columns each resource shows, in Medusa v1's order. One table for the whole API.
 COLUMNS: dict[type[Model], tuple[str, ...]] = {
     User: ("id", "email", "first_name", "last_name", "role", "api_token") + _ENTITY,
+    Invite: ("id", "user_email", "role", "accepted", "expires_at") + _ENTITY,  # + its token (app/admin/invites.py)
     BatchJob: (
         "id", "type", "created_by", "context", "result", "dry_run", "created_at", "updated_at", "deleted_at",
         "pre_processed_at", "processing_at", "confirmed_at", "completed_at", "canceled_at", "failed_at",

@@ -23,11 +23,14 @@ _HASH_LENGTH = 64
 
 async def issue(
     kind: str, *, customer_id: str | None, email: str | None, data: dict | None = None, ttl: int = TOKEN_TTL,
+    token: str | None = None,
 ) -> tuple[str, OneTimeToken]:
-    """A new token (its only clear copy, for the message) and its row."""
+    """A new token (its only clear copy, for the message) and its row. `token`: the caller's own
+    value, when the token must carry something a client reads (a signed JWT holding 256 random
+    bits of its own); random otherwise."""
     if customer_id:  # tidy up this customer's spent tokens of the kind as we go
         await OneTimeToken.filter(kind=kind, customer_id=customer_id, expires_at__lt=clock.now()).delete()
-    token = new_secret(32)
+    token = token or new_secret(32)
     row = await OneTimeToken.create(
         kind=kind, token_hash=digest(token), customer_id=customer_id, email=email, data=data or {},
         expires_at=clock.now() + timedelta(seconds=ttl),
@@ -51,9 +54,11 @@ async def use(row: OneTimeToken) -> bool:
     return spent == 1
 
 
-async def revoke(kind: str, customer_id: str) -> int:
-    """Spend every live token of the kind for the customer (after a password change, say)."""
+async def revoke(kind: str, customer_id: str | None = None, *, email: str | None = None) -> int:
+    """Spend every live token of the kind for the customer, or (tokens of no customer, a back-office
+    user's) for the email: after a password change, say."""
+    if not customer_id and not email:
+        raise ValueError("revoke needs a customer_id or an email")
     now = clock.now()
-    return await OneTimeToken.filter(kind=kind, customer_id=customer_id, used_at=None, expires_at__gt=now).update(
-        used_at=now
-    )
+    owner = {"customer_id": customer_id} if customer_id else {"customer_id": None, "email": email}
+    return await OneTimeToken.filter(kind=kind, used_at=None, expires_at__gt=now, **owner).update(used_at=now)

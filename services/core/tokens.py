@@ -10,7 +10,7 @@ import time
 import jwt
 
 __all__ = [
-    "issue_jwt", "read_jwt", "new_secret", "digest", "password_stamp", "stamp_matches", "ADMIN_JWT_TTL",
+    "issue_jwt", "sign_jwt", "read_jwt", "new_secret", "digest", "password_stamp", "stamp_matches", "ADMIN_JWT_TTL",
     "STORE_JWT_TTL",
 ]
 
@@ -23,10 +23,18 @@ def issue_jwt(secret: str, claims: dict, ttl: int) -> str:
     return jwt.encode({**claims, "iat": now, "exp": now + ttl}, secret, algorithm="HS256")
 
 
-def read_jwt(secret: str, token: str) -> dict | None:
-    """The claims of a valid, unexpired token; None for anything else."""
+def sign_jwt(secret: str, claims: dict) -> str:
+    """A token over exactly these claims (no clock read): the same claims give the same token."""
+    return jwt.encode(claims, secret, algorithm="HS256")
+
+
+def read_jwt(secret: str, token: str, *, verify_exp: bool = True) -> dict | None:
+    """The claims of a valid, unexpired token; None for anything else. `verify_exp=False`: an
+    expired token's claims too (for a caller whose own record says when it ends)."""
     try:
-        return jwt.decode(token, secret, algorithms=["HS256"], options={"require": ["exp"]})
+        return jwt.decode(
+            token, secret, algorithms=["HS256"], options={"require": ["exp"], "verify_exp": verify_exp},
+        )
     except jwt.PyJWTError:
         return None
 

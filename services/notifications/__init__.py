@@ -11,7 +11,7 @@ from services.notifications.outgoing import NotificationProvider, OutgoingMessag
 
 __all__ = [
     "OutgoingMessage", "NotificationProvider", "provider_for", "configure", "is_configured", "provider",
-    "storefront_url",
+    "storefront_url", "admin_url", "signing_secret",
 ]
 
 
@@ -19,6 +19,8 @@ log = logging.getLogger("commerce.notifications")
 
 _provider: NotificationProvider | None = None
 _storefront_url = "http://localhost:8000"
+_admin_url = "http://localhost:7001"
+_signing_secret: str | None = None  # JWT_SECRET: the team's messages carry JWTs the dashboard reads
 
 
 def provider_for(settings) -> NotificationProvider:
@@ -33,9 +35,11 @@ def provider_for(settings) -> NotificationProvider:
 
 def configure(settings) -> NotificationProvider:
     """Set the process's provider and link base from its settings."""
-    global _provider, _storefront_url
+    global _provider, _storefront_url, _admin_url, _signing_secret
     _provider = provider_for(settings)
     _storefront_url = settings.storefront_url.rstrip("/")
+    _admin_url = settings.admin_url.rstrip("/")
+    _signing_secret = settings.jwt_secret
     if getattr(settings, "production", False) and _provider.id == "record":
         log.warning("no SMTP_HOST: messages (password reset, order claim) are recorded but reach nobody")
     return _provider
@@ -53,3 +57,13 @@ def provider() -> NotificationProvider:
 
 def storefront_url() -> str:
     return _storefront_url
+
+
+def admin_url() -> str:
+    return _admin_url
+
+
+def signing_secret() -> str:
+    if _signing_secret is None:
+        raise RuntimeError("notifications are not configured: call services.notifications.configure(settings)")
+    return _signing_secret

@@ -9,13 +9,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from jobs import outbox
-from models import Customer, Notification, OrderEdit
-from services.core import one_time_tokens
+from models import Customer, Invite, Notification, OneTimeToken, OrderEdit, Store, User
+from services.core import clock, one_time_tokens
 from services.core.db import atomic
 from services.notifications.messages import (
-    ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, compose, resource_type, token_request,
+    INVITE_CREATED, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose, resource_type,
+    token_request,
 )
-from services.notifications import OutgoingMessage, provider, storefront_url
+from services.notifications import OutgoingMessage, admin_url, provider, signing_secret, storefront_url
+from services.users.team_tokens import invite_token, reset_token
 
 __all__ = ["SEND_ACTOR", "queue_message", "deliver"]
 
@@ -41,6 +43,12 @@ async def _reason_not_to_send(note: Notification) -> str | None:
         live = Customer.filter(id=note.data.get("id"), email=note.to, has_account=True, deleted_at=None)
     elif note.event_name == ORDER_CLAIM:
         live = Customer.filter(id=note.data.get("new_customer_id"), has_account=True, deleted_at=None)
+    elif note.event_name == USER_PASSWORD_RESET:
+        live = User.filter(id=note.data.get("id"), email=note.to, deleted_at=None)
+        return None if await live.exists() else "the user no longer exists"
+    elif note.event_name == INVITE_CREATED:
+        live = Invite.filter(id=note.data.get("id"), deleted_at=None, accepted=False, expires_at__gt=clock.now())
+        return None if await live.exists() else "the invite was accepted, deleted or has expired"
     elif note.event_name == ORDER_EDIT_REQUESTED:
         still_asked = OrderEdit.filter(
             id=note.data.get("id"), requested_at__not_isnull=True, confirmed_at=None, declined_at=None,
@@ -50,6 +58,20 @@ async def _reason_not_to_send(note: Notification) -> str | None:
     else:
         return f"unknown message kind {note.event_name}"
     return None if await live.exists() else "the customer account no longer exists"
+
+
+async def _make_token(note: Notification) -> tuple[str | None, OneTimeToken | None]:
+    """The message's token, and its row when it is a one-time token (dropped if sending fails)."""
+    if note.event_name == INVITE_CREATED:  # from the invite's current row: a resend's nonce wins
+        invite = await Invite.get(id=note.data["id"])
+        return invite_token(signing_secret(), invite), None
+    wanted = token_request(note.event_name, note.data)
+    if wanted is None:
+        return None, None
+    return await one_time_tokens.issue(
+        wanted.kind, customer_id=wanted.customer_id, email=wanted.email, data=wanted.data,
+        token=reset_token(signing_secret(), wanted.email) if wanted.signed else None,
+    )
 
 
 async def deliver(notification_id: str, *, max_attempts: int) -> dict:
@@ -62,13 +84,10 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
     if reason:
         await Notification.filter(id=note.id).update(status="failed", attempts=attempts, last_error=reason)
         return {"dropped": notification_id, "reason": reason}
-    wanted = token_request(note.event_name, note.data)
-    token = row = None
-    if wanted is not None:
-        token, row = await one_time_tokens.issue(
-            wanted.kind, customer_id=wanted.customer_id, email=wanted.email, data=wanted.data
-        )
-    composed = compose(note.event_name, note.data, token, storefront_url())
+    token, row = await _make_token(note)
+    store = await Store.first() if note.event_name == INVITE_CREATED else None
+    composed = compose(note.event_name, note.data, token, storefront_url(), admin_url=admin_url(),
+                       invite_link_template=store.invite_link_template if store else None)
     secrets = (token,) if token else ()
     message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload, secrets)
     chosen = provider()

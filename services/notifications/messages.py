@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 __all__ = [
     "PASSWORD_RESET", "ORDER_CLAIM", "ORDER_EDIT_REQUESTED", "RESET_TOKEN", "CLAIM_TOKEN", "MASK", "Composed", "TokenRequest", "token_request",
-    "compose", "resource_type",
+    "compose", "resource_type", "INVITE_CREATED", "USER_PASSWORD_RESET", "USER_RESET_TOKEN",
 ]
 
 PASSWORD_RESET = "customer.password_reset"  # data: id, email, first_name, last_name
@@ -23,7 +23,12 @@ ORDER_CLAIM = "order-update-token.created"
 # data: id (the edit), order_id, display_id, difference_due, currency_code, payment_collection_id.
 # No token: the edit's id is what lets the shopper open it (as in Medusa v1).
 ORDER_EDIT_REQUESTED = "order-edit.requested"
+# data: id, user_email, role. The token is made from the invite's row when the message leaves
+# (services/users/team_tokens.py), not a one-time token: the admin can copy the same link.
+INVITE_CREATED = "invite.created"
+USER_PASSWORD_RESET = "user.password_reset"  # data: id, email, first_name, last_name (a back-office user)
 RESET_TOKEN, CLAIM_TOKEN = "password_reset", "order_claim"  # OneTimeToken.kind
+USER_RESET_TOKEN = "user_password_reset"
 MASK = "[token]"
 
 
@@ -33,6 +38,7 @@ class TokenRequest:
     customer_id: str | None
     email: str | None
     data: dict = field(default_factory=dict)
+    signed: bool = False  # the token is a JWT carrying `email`, which the dashboard reads
 
 
 @dataclass(frozen=True)
@@ -49,8 +55,10 @@ def resource_type(event_name: str) -> str:
 
 def token_request(event_name: str, data: dict) -> TokenRequest | None:
     """The one-time token the message carries; None for a message without one."""
-    if event_name == ORDER_EDIT_REQUESTED:
+    if event_name in (ORDER_EDIT_REQUESTED, INVITE_CREATED):
         return None
+    if event_name == USER_PASSWORD_RESET:
+        return TokenRequest(USER_RESET_TOKEN, None, data["email"], {"user_id": data["id"]}, signed=True)
     if event_name == PASSWORD_RESET:
         return TokenRequest(RESET_TOKEN, data["id"], data["email"])
     if event_name == ORDER_CLAIM:
@@ -104,20 +112,55 @@ def _order_edit_requested(data: dict, token: str | None, storefront: str) -> tup
     )
 
 
+def _invite(data: dict, token: str, link_template: str) -> tuple[str, str]:
+    link = link_template.replace("{invite_token}", token)
+    return "You are invited to join the team", (
+        "Hello,\n\n"
+        f"You are invited to join the shop's team as {data.get('role') or 'member'}, with the email "
+        f"{data['user_email']}. To accept, open this link within 7 days and choose your password:\n\n{link}\n\n"
+        "If you did not expect this invitation, ignore this message.\n"
+    )
+
+
+def _user_password_reset(data: dict, token: str, admin: str) -> tuple[str, str]:
+    link = f"{admin}/reset-password?{urlencode({'token': token})}"
+    return "Reset your password", (
+        f"{_greeting(data)}\n\n"
+        f"Someone asked to reset the password of the back-office user {data['email']}. To choose a new "
+        f"password, open this link within 15 minutes (it works once):\n\n{link}\n\n"
+        "If it was not you, ignore this message: your password stays as it is.\n"
+    )
+
+
 _BODIES: dict[str, Callable[[dict, str | None, str], tuple[str, str]]] = {
     PASSWORD_RESET: _password_reset,
     ORDER_CLAIM: _order_claim,
     ORDER_EDIT_REQUESTED: _order_edit_requested,
+    INVITE_CREATED: _invite,
+    USER_PASSWORD_RESET: _user_password_reset,
 }
 # Medusa's payload keys per event (extra §12); anything else in `data` is ours.
 _PAYLOAD_KEYS = {
     PASSWORD_RESET: ("id", "email", "first_name", "last_name"),
     ORDER_CLAIM: ("old_email", "new_customer_id", "orders"),
     ORDER_EDIT_REQUESTED: ("id",),
+    INVITE_CREATED: ("id", "user_email"),
+    USER_PASSWORD_RESET: ("email",),
 }
 
 
-def compose(event_name: str, data: dict, token: str | None, storefront_url: str) -> Composed:
-    subject, body = _BODIES[event_name](data, token, storefront_url.rstrip("/"))
+def compose(
+    event_name: str, data: dict, token: str | None, storefront_url: str, *, admin_url: str = "",
+    invite_link_template: str | None = None,
+) -> Composed:
+    """`admin_url`: where the dashboard lives (the team's links); `invite_link_template`: the
+    store's, with `{invite_token}` (else the dashboard's own invite page)."""
+    if event_name == INVITE_CREATED:
+        base = invite_link_template or f"{admin_url.rstrip('/')}/invite?token={{invite_token}}"
+    elif event_name == USER_PASSWORD_RESET:
+        base = admin_url.rstrip("/")
+    else:
+        base = storefront_url.rstrip("/")
+    subject, body = _BODIES[event_name](data, token, base)
     payload = {k: data.get(k) for k in _PAYLOAD_KEYS[event_name]}
     return Composed(subject, body, {**payload, "token": token} if token is not None else payload)
