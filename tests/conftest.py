@@ -251,6 +251,22 @@ async def seeded(store_state):
     return store_state
 
 
+
+@pytest.fixture
+def mailbox():
+    """The messages the shop sends from now on, recorded (read them with tests/account_factories.py)."""
+    from tests.account_factories import recorder
+    return recorder()
+
+
+@pytest.fixture
+async def fresh_limits(client):
+    """Rate-limit counters (sign-in, message requests) forgotten after the test, for the next one."""
+    from tests.account_factories import forget_rate_limits
+    yield
+    await forget_rate_limits()
+
+
 # ---------------------------------------------------------------- query counting
 
 

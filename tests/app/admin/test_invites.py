@@ -11,7 +11,7 @@ from models import Invite, Notification, Store, User
 from services.core import clock
 from services.notifications.messages import INVITE_CREATED, MASK
 from services.users.users import create_user
-from tests.account_factories import deliver_pending, forget_rate_limits, recorder, sent_to, token_sent_to
+from tests.account_factories import deliver_pending, sent_to, token_sent_to
 from tests.conftest import SETTINGS, count_queries, requires_postgres
 
 INVITE_KEYS = {"id", "user_email", "role", "accepted", "token", "expires_at", "metadata", "created_at", "updated_at",
@@ -21,15 +21,7 @@ INVALID_INVITE = {"type": "invalid_data", "message": "Invalid invite"}
 NEWCOMER = {"first_name": "Ada", "last_name": "Lovelace", "password": "ada-secret"}
 
 
-@pytest.fixture(autouse=True)
-async def fresh_limits(client):
-    yield
-    await forget_rate_limits()
-
-
-@pytest.fixture
-def mailbox():
-    return recorder()
+pytestmark = pytest.mark.usefixtures("fresh_limits")
 
 
 async def _invite(client, headers, email="ada@test.com", role="member"):

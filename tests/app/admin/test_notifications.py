@@ -7,7 +7,7 @@ import pytest
 
 from models import Job, Notification
 from services.notifications.messages import MASK, PASSWORD_RESET
-from tests.account_factories import deliver_pending, forget_rate_limits, recorder, sent_to, token_sent_to
+from tests.account_factories import deliver_pending, sent_to, token_sent_to
 from tests.cart_factories import shopper
 from tests.conftest import count_queries
 from tests.order_factories import place_order
@@ -17,15 +17,7 @@ MEDUSA_DEFAULT = {
 }
 
 
-@pytest.fixture(autouse=True)
-async def fresh_limits(client):
-    yield
-    await forget_rate_limits()
-
-
-@pytest.fixture
-def mailbox():
-    return recorder()
+pytestmark = pytest.mark.usefixtures("fresh_limits")
 
 
 async def reset_message(client, mailbox) -> tuple[object, Notification, str]:

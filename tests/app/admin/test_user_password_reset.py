@@ -13,21 +13,13 @@ from services.core.passwords import verify_password
 from services.core.tokens import digest
 from services.notifications.messages import MASK, USER_PASSWORD_RESET
 from services.users.users import create_user
-from tests.account_factories import deliver_pending, forget_rate_limits, recorder, sent_to, token_sent_to
+from tests.account_factories import deliver_pending, sent_to, token_sent_to
 from tests.conftest import SETTINGS
 
 INVALID = {"type": "unauthorized", "message": "Invalid or expired password reset token"}
 
 
-@pytest.fixture(autouse=True)
-async def fresh_limits(client):
-    yield
-    await forget_rate_limits()
-
-
-@pytest.fixture
-def mailbox():
-    return recorder()
+pytestmark = pytest.mark.usefixtures("fresh_limits")
 
 
 @pytest.fixture

@@ -8,21 +8,13 @@ import pytest
 
 from models import Notification, OneTimeToken, Order
 from services.notifications.messages import ORDER_CLAIM
-from tests.account_factories import forget_rate_limits, guest_order, recorder, sent_to, token_sent_to
+from tests.account_factories import guest_order, sent_to, token_sent_to
 from tests.cart_factories import shopper
 
 INVALID = {"type": "unauthorized", "message": "Invalid or expired order claim token"}
 
 
-@pytest.fixture(autouse=True)
-async def fresh_limits(client):
-    yield
-    await forget_rate_limits()
-
-
-@pytest.fixture
-def mailbox():
-    return recorder()
+pytestmark = pytest.mark.usefixtures("fresh_limits")
 
 
 async def _ask(client, headers, order_ids):

@@ -10,21 +10,13 @@ import pytest
 from models import Customer, Job, Notification, OneTimeToken
 from services.notifications.messages import PASSWORD_RESET
 from services.core.passwords import verify_password
-from tests.account_factories import deliver_pending, forget_rate_limits, recorder, sent_to, token_sent_to
+from tests.account_factories import deliver_pending, sent_to, token_sent_to
 from tests.cart_factories import shopper
 
 INVALID = {"type": "unauthorized", "message": "Invalid or expired password reset token"}
 
 
-@pytest.fixture(autouse=True)
-async def fresh_limits(client):
-    yield
-    await forget_rate_limits()
-
-
-@pytest.fixture
-def mailbox():
-    return recorder()
+pytestmark = pytest.mark.usefixtures("fresh_limits")
 
 
 async def _ask(client, email: str):
