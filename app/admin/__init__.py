@@ -9,6 +9,7 @@ from app.admin import (
 )
 from app.admin import publishable_api_keys, sales_channels
 from app.admin import product_categories
+from app.admin import product_values
 from app.admin import notifications
 from app.admin import price_lists
 from app.admin import product_variants, product_writes
@@ -23,6 +24,7 @@ admin = Blueprint.group(
     users.bp,
     publishable_api_keys.bp, sales_channels.bp,
     product_categories.bp,
+    product_values.bp,
     notifications.bp,
     price_lists.bp,
     product_writes.bp, product_variants.bp,

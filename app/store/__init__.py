@@ -7,6 +7,7 @@ from app.store import (
     order_edits, orders, payment_collections, products, regions, return_reasons, shipping_options,
 )
 from app.store import product_categories
+from app.store import product_values
 
 __all__ = ["store"]
 
@@ -15,5 +16,6 @@ store = Blueprint.group(
     cart_payments.bp, shipping_options.bp, orders.bp, customer_orders.bp, customers.bp, order_claims.bp,
     order_edits.bp, payment_collections.bp, return_reasons.bp,
     product_categories.bp,
+    product_values.bp,
     url_prefix="/store",
 )
