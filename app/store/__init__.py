@@ -4,18 +4,15 @@ from sanic import Blueprint
 
 from app.store import (
     auth, cart_completion, cart_payments, carts, collections, customer_orders, customers, gift_cards, order_claims,
-    order_edits, orders, payment_collections, products, regions, return_reasons, shipping_options,
+    order_edits, orders, payment_collections, product_categories, product_values, products, regions, return_reasons,
+    shipping_options,
 )
-from app.store import product_categories
-from app.store import product_values
 
 __all__ = ["store"]
 
 store = Blueprint.group(
-    auth.bp, regions.bp, products.bp, collections.bp, gift_cards.bp, carts.bp, cart_completion.bp,
-    cart_payments.bp, shipping_options.bp, orders.bp, customer_orders.bp, customers.bp, order_claims.bp,
-    order_edits.bp, payment_collections.bp, return_reasons.bp,
-    product_categories.bp,
-    product_values.bp,
+    auth.bp, cart_completion.bp, cart_payments.bp, carts.bp, collections.bp, customer_orders.bp, customers.bp,
+    gift_cards.bp, order_claims.bp, order_edits.bp, orders.bp, payment_collections.bp, product_categories.bp,
+    product_values.bp, products.bp, regions.bp, return_reasons.bp, shipping_options.bp,
     url_prefix="/store",
 )
