@@ -66,11 +66,13 @@ class Settings:
     worker_processes: int = 2
     worker_threads: int = 4
     outbox_grace_seconds: float = 30.0  # a pending job older than this is re-sent by the scheduler
-    job_lease_seconds: float = 900.0  # a job enqueued or running this long without finishing is re-sent
+    job_lease_seconds: float = 900.0  # a job enqueued or retrying this long without a worker taking it is re-sent
+    job_heartbeat_seconds: float = 5.0  # a running job (and a batch job's run) beats its row this often
+    job_takeover_seconds: float = 15.0  # a running job or batch run silent this long is taken over
+    worker_grace_seconds: float = 30.0  # `commerce worker` stops within this on SIGTERM / SIGINT
     scheduler_interval_seconds: float = 15.0
     auth_cache_seconds: float = 5.0  # how long a verified admin JWT and its user are remembered
     file_storage_dir: str = "uploads"  # local file storage (uploads, exports) of the embedded default
-    batch_job_lease_seconds: float = 120.0  # a batch job whose run has not reported this long is resumed
     tax_job_wait_seconds: float = 5.0  # POST /store/carts/:id/taxes waits this long for its job, then answers 202
     # A cart payment authorized this long ago without an order is canceled (none in a completion still retrying).
     stale_authorization_seconds: float = 3600.0
@@ -141,9 +143,11 @@ class Settings:
             worker_threads=_number(e, "WORKER_THREADS", cls.worker_threads),
             outbox_grace_seconds=_number(e, "OUTBOX_GRACE_SECONDS", cls.outbox_grace_seconds, float),
             job_lease_seconds=_number(e, "JOB_LEASE_SECONDS", cls.job_lease_seconds, float),
+            job_heartbeat_seconds=_number(e, "JOB_HEARTBEAT_SECONDS", cls.job_heartbeat_seconds, float),
+            job_takeover_seconds=_number(e, "JOB_TAKEOVER_SECONDS", cls.job_takeover_seconds, float),
+            worker_grace_seconds=_number(e, "WORKER_GRACE_SECONDS", cls.worker_grace_seconds, float),
             auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
             file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
-            batch_job_lease_seconds=_number(e, "BATCH_JOB_LEASE_SECONDS", cls.batch_job_lease_seconds, float),
             tax_job_wait_seconds=_number(e, "TAX_JOB_WAIT_SECONDS", cls.tax_job_wait_seconds, float),
             stale_authorization_seconds=_number(
                 e, "STALE_AUTHORIZATION_SECONDS", cls.stale_authorization_seconds, float
@@ -208,6 +212,11 @@ class Settings:
             raise ConfigError(f"STALE_AUTHORIZATION_SECONDS must be at least {MIN_STALE_AUTHORIZATION_SECONDS}")
         if self.max_lines_per_order <= 0:
             raise ConfigError("MAX_LINES_PER_ORDER must be positive")
+        if self.job_heartbeat_seconds <= 0 or self.job_takeover_seconds < 2 * self.job_heartbeat_seconds:
+            # A live job that misses one beat (a slow query) must not be taken for dead.
+            raise ConfigError("JOB_HEARTBEAT_SECONDS must be positive and JOB_TAKEOVER_SECONDS at least twice it")
+        if self.worker_grace_seconds <= 0:
+            raise ConfigError("WORKER_GRACE_SECONDS must be positive")
         self._check_files()
         self._check_messages()
 

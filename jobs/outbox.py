@@ -1,6 +1,12 @@
 """The job outbox. A job is first a row written in the caller's transaction; after commit it is
 handed to the broker; the scheduler re-sends rows that never got there or were lost on the way.
-A worker claims the row before running it, so a message delivered twice runs once."""
+A worker claims the row before running it, so a message delivered twice runs once.
+
+A claimed job proves it is alive by beating `heartbeat_at` every few seconds. A running job
+whose heartbeat stopped (its worker died) is taken over, by the next message that names it or
+by the scheduler's sweep, whichever comes first. Each claim counts an attempt, and the attempt
+is the claim's fencing token: a run that was taken over can no longer beat, finish or fail the
+row, so a job that is really running is never run twice."""
 
 from __future__ import annotations
 
@@ -11,17 +17,31 @@ from typing import Any
 
 import dramatiq
 from dramatiq import Message
-from tortoise.expressions import F
+from tortoise.expressions import F, Q
 
 from models import Job
 from services.core import clock
 from services.core.db import atomic
 
-__all__ = ["enqueue", "send", "claim", "finish", "fail", "resend_stale", "purge_finished"]
+__all__ = [
+    "enqueue", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
+    "TAKEOVER_SECONDS",
+]
 
 log = logging.getLogger("commerce.jobs")
 
 _CLAIMABLE = ("pending", "enqueued", "retrying")
+TAKEOVER_SECONDS = 15.0  # JOB_TAKEOVER_SECONDS' default: a running job silent this long lost its worker
+_UNBEATEN_SECONDS = 900.0  # a running row that never beat (claimed by a worker of before heartbeats)
+
+
+def _silent(takeover_seconds: float) -> Q:
+    """Running rows whose worker stopped beating: taken for dead."""
+    now = clock.now()
+    return Q(status="running") & (
+        Q(heartbeat_at__lt=now - timedelta(seconds=takeover_seconds))
+        | Q(heartbeat_at=None, started_at__lt=now - timedelta(seconds=max(takeover_seconds, _UNBEATEN_SECONDS)))
+    )
 
 
 async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:
@@ -50,32 +70,68 @@ async def send(job: Job) -> bool:
     return True
 
 
-async def claim(job_id: str) -> bool:
-    """Mark the job running; False when it already ran or is running (a duplicate message)."""
-    claimed = await Job.filter(id=job_id, status__in=_CLAIMABLE).update(
-        status="running", attempts=F("attempts") + 1, started_at=clock.now()
+async def claim(job_id: str, takeover_seconds: float = TAKEOVER_SECONDS) -> int | None:
+    """Mark the job running and return the claim's attempt number (its fencing token); None when
+    it already ran, was canceled, or is running with a live heartbeat (a duplicate message). A
+    running job silent for `takeover_seconds` is taken over: its worker died."""
+    now = clock.now()
+    claimed = await Job.filter(Q(status__in=_CLAIMABLE) | _silent(takeover_seconds), id=job_id).update(
+        status="running", attempts=F("attempts") + 1, started_at=now, heartbeat_at=now
     )
-    return claimed == 1
+    if not claimed:
+        return None
+    return (await Job.filter(id=job_id).values_list("attempts", flat=True))[0]
 
 
-async def finish(job_id: str, result: Any = None) -> None:
-    await Job.filter(id=job_id).update(status="succeeded", result=result, finished_at=clock.now(), last_error=None)
+def _held(job_id: str, attempt: int | None):
+    """The row while it is still this claim's (any claim's when `attempt` is None)."""
+    held = Job.filter(id=job_id, status="running")
+    return held if attempt is None else held.filter(attempts=attempt)
 
 
-async def fail(job_id: str, error: str, *, final: bool) -> None:
+async def beat(job_id: str, attempt: int) -> bool:
+    """The running job is alive. False when the row is no longer this claim's (taken over,
+    canceled): the run should stop."""
+    return await _held(job_id, attempt).update(heartbeat_at=clock.now()) == 1
+
+
+async def finish(job_id: str, result: Any = None, *, attempt: int | None = None) -> bool:
+    return await _held(job_id, attempt).update(
+        status="succeeded", result=result, finished_at=clock.now(), last_error=None
+    ) == 1
+
+
+async def fail(job_id: str, error: str, *, final: bool, attempt: int | None = None) -> bool:
     values = {"status": "failed", "finished_at": clock.now()} if final else {"status": "retrying"}
-    await Job.filter(id=job_id).update(last_error=error[:4000], **values)
+    return await _held(job_id, attempt).update(last_error=error[:4000], **values) == 1
 
 
-async def resend_stale(grace_seconds: float, lease_seconds: float) -> int:
-    """The scheduler's sweep: send pending rows older than the grace period, and re-send jobs
-    whose message was lost (enqueued too long ago) or whose worker died (running too long)."""
+async def give_back(job_id: str, attempt: int, reason: str) -> bool:
+    """A stopping worker returns a job it could not finish: the row is claimable again and its
+    message re-sent at once (the run that stopped may have done part of it: jobs are written to
+    run again). False when the row was no longer this claim's."""
+    if not await _held(job_id, attempt).update(status="retrying", last_error=reason[:4000]):
+        return False
+    job = await Job.get(id=job_id)
+    await send(job)
+    return True
+
+
+async def resend_stale(grace_seconds: float, lease_seconds: float, takeover_seconds: float = TAKEOVER_SECONDS) -> int:
+    """The scheduler's sweep: send pending rows older than the grace period, re-send jobs whose
+    message was lost (enqueued or retrying for `lease_seconds`), and take over running jobs whose
+    heartbeat stopped for `takeover_seconds` (their worker died)."""
     now = clock.now()
     pending = await Job.filter(status="pending", created_at__lt=now - timedelta(seconds=grace_seconds))
     lost = await Job.filter(status__in=("enqueued", "retrying"), updated_at__lt=now - timedelta(seconds=lease_seconds))
-    dead = await Job.filter(status="running", started_at__lt=now - timedelta(seconds=lease_seconds))
+    dead = await Job.filter(_silent(takeover_seconds))
     if dead:
-        await Job.filter(id__in=[j.id for j in dead], status="running").update(status="retrying")
+        # Only those still silent now: a run that beat meanwhile keeps its job.
+        taken = {j.id for j in dead}
+        for job in dead:
+            if not await Job.filter(_silent(takeover_seconds), id=job.id).update(status="retrying"):
+                taken.discard(job.id)
+        dead = [j for j in dead if j.id in taken]
     sent = 0
     for job in pending + lost + dead:
         sent += await send(job)
@@ -85,6 +141,7 @@ async def resend_stale(grace_seconds: float, lease_seconds: float) -> int:
 
 
 async def purge_finished(older_than_seconds: float) -> int:
-    """Bounded retention: succeeded jobs are kept for a while for inspection, then deleted."""
+    """Bounded retention: succeeded and canceled jobs are kept for a while for inspection, then
+    deleted (failed ones stay for an operator to retry)."""
     cutoff = clock.now() - timedelta(seconds=older_than_seconds)
-    return await Job.filter(status="succeeded", finished_at__lt=cutoff).delete()
+    return await Job.filter(status__in=("succeeded", "canceled"), finished_at__lt=cutoff).delete()

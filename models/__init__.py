@@ -25,6 +25,7 @@ from models.product import (
 )
 from models.product_category import ProductCategory
 from models.publishable_api_key import PublishableApiKey
+from models.rate_counter import RateCounter
 from models.region import Country, FulfillmentProvider, PaymentProvider, Region, TaxProvider, TaxRate
 from models.return_reason import ReturnReason
 from models.sales_channel import SalesChannel
@@ -39,7 +40,7 @@ __models__ = [
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,
     PaymentSession, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,
-    ProductTag, ProductType, ProductVariant, PublishableApiKey, Region, ReturnReason, SalesChannel, Session,
+    ProductTag, ProductType, ProductVariant, PublishableApiKey, RateCounter, Region, ReturnReason, SalesChannel, Session,
     ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store,
     TaxProvider, TaxRate, User,
 ]

@@ -8,8 +8,9 @@ from models.ids import new_id
 __all__ = ["Job", "JOB_STATUSES"]
 
 # pending: written, not yet handed to the broker; enqueued: handed over; running: claimed by a
-# worker; retrying: failed, a retry is scheduled; succeeded / failed: final.
-JOB_STATUSES = ("pending", "enqueued", "running", "retrying", "succeeded", "failed")
+# worker, which beats `heartbeat_at` while it runs; retrying: failed or given back, a retry is
+# scheduled; succeeded / failed: final; canceled: an operator canceled it before it ran (final).
+JOB_STATUSES = ("pending", "enqueued", "running", "retrying", "succeeded", "failed", "canceled")
 
 
 class Job(Model):
@@ -27,6 +28,7 @@ class Job(Model):
     enqueued_at = fields.DatetimeField(null=True)
     started_at = fields.DatetimeField(null=True)
     finished_at = fields.DatetimeField(null=True)
+    heartbeat_at = fields.DatetimeField(null=True)  # a running job's last sign of life
 
     class Meta:
         table = "job"

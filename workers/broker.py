@@ -39,7 +39,8 @@ def setup_broker(settings: Settings) -> dramatiq.Broker:
     broker.add_middleware(AsyncIO())
     # First in the chain: Dramatiq runs "after" hooks in reverse, so JobTracking sees a message
     # only once Retries has decided whether it failed for good.
-    broker.add_middleware(JobTracking(), before=type(broker.middleware[0]))
+    tracking = JobTracking(settings.job_heartbeat_seconds, settings.job_takeover_seconds)
+    broker.add_middleware(tracking, before=type(broker.middleware[0]))
     for queue in QUEUES:
         broker.declare_queue(queue)
     dramatiq.set_broker(broker)

@@ -10,6 +10,10 @@
     commerce scheduler
     commerce start                        migrate, seed the demo store when empty, serve
     commerce jobs ping                    round trip through the broker and a worker
+    commerce jobs list [--status S] [--actor A] [--limit N]   newest first, one JSON line each
+    commerce jobs show ID                 one job: arguments, attempts, last error, result
+    commerce jobs retry ID                run a failed (or canceled) job again
+    commerce jobs cancel ID               a job not yet running is never run
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 from tortoise import Tortoise
 
 from app.config import ConfigError, Settings
+from models.job import JOB_STATUSES
 from services import files
 from workers.logs import configure_logging
 
@@ -86,12 +91,19 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         Sanic.serve(primary=app, app_loader=loader)
 
 
+def shutdown_timeout_ms(grace_seconds: float) -> int:
+    """How long Dramatiq lets running jobs finish on a stop: the grace period less what giving
+    back the unfinished ones and closing take (workers/boot.py ends the process at the grace)."""
+    return int(max(0.5, grace_seconds - min(5.0, grace_seconds / 3)) * 1000)
+
+
 def worker(settings: Settings, processes: int, threads: int) -> None:
     if settings.embedded:
         sys.exit("commerce worker needs REDIS_URL: without it, jobs run inside `commerce serve`")
     env = {**os.environ, "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "100")}
     args = [sys.executable, "-m", "dramatiq", "workers.boot", "--processes", str(processes),
-            "--threads", str(threads), "--queues", "default", "maintenance"]
+            "--threads", str(threads), "--queues", "default", "maintenance",
+            "--worker-shutdown-timeout", str(shutdown_timeout_ms(settings.worker_grace_seconds))]
     os.execve(sys.executable, args, env)
 
 
@@ -142,10 +154,18 @@ def _parser() -> argparse.ArgumentParser:
     w = sub.add_parser("worker", help="Dramatiq worker processes (needs REDIS_URL)")
     w.add_argument("--processes", type=int, default=None)
     w.add_argument("--threads", type=int, default=None)
-    sub.add_parser("scheduler", help="the APScheduler process (run exactly one)")
+    sub.add_parser("scheduler", help="the APScheduler process (any number: each sweep runs once per interval)")
     j = sub.add_parser("jobs").add_subparsers(dest="action", required=True)
     pg = j.add_parser("ping", help="enqueue a ping job and wait for a worker to run it")
     pg.add_argument("--timeout", type=float, default=10.0)
+    ls = j.add_parser("list", help="jobs newest first, one JSON line each")
+    ls.add_argument("--status", action="append", choices=JOB_STATUSES, help="repeat for several")
+    ls.add_argument("--actor", action="append", help="actor name, e.g. send_notification; repeat for several")
+    ls.add_argument("--limit", type=int, default=50)
+    for action, text in (("show", "one job with its attempts, last error and result"),
+                         ("retry", "run a failed or canceled job again"),
+                         ("cancel", "cancel a job that is not running yet")):
+        j.add_parser(action, help=text).add_argument("id")
     return p
 
 
@@ -181,6 +201,8 @@ def main(argv: list[str] | None = None) -> None:
 
         setup_broker(settings)
         asyncio.run(run_scheduler(settings))
+    elif cmd == "jobs" and args.action != "ping":
+        _jobs(settings, args)
     elif cmd == "jobs":
         if settings.embedded:
             sys.exit("without REDIS_URL, jobs run inside `commerce serve`: there is no worker to ping from here")
@@ -202,6 +224,26 @@ def _user(settings: Settings, args) -> None:
         print(json.dumps({"id": user.id, "email": user.email}))
     else:
         print(_run_domain(_with_db(settings, lambda: issue_api_token(args.email))))
+
+
+def _jobs(settings: Settings, args) -> None:
+    from jobs import control
+    from workers.broker import setup_broker
+
+    setup_broker(settings)  # retry sends through the deployment's broker (embedded: the sweep does)
+    if args.action == "list":
+        found = _run_domain(_with_db(settings, lambda: control.list_jobs(
+            status=args.status, actor=args.actor, limit=args.limit,
+        )))
+        for job in found:
+            print(json.dumps(control.describe(job)))
+        return
+    work = {
+        "show": lambda: control.show_job(args.id),
+        "retry": lambda: control.retry_job(args.id, send_now=not settings.embedded),
+        "cancel": lambda: control.cancel_job(args.id),
+    }[args.action]
+    print(json.dumps(control.describe(_run_domain(_with_db(settings, work)), full=True)))
 
 
 def _run_domain(coro):

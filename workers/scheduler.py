@@ -1,19 +1,26 @@
-"""`commerce scheduler`: one APScheduler process (or, embedded, a scheduler on the web loop).
+"""`commerce scheduler`: an APScheduler process (or, embedded, a scheduler on the web loop).
 
-Its first job re-sends outbox rows that never reached a worker; the next resumes (or fails)
-batch jobs whose worker stopped reporting; the third hands stalled cart completions to their
-retry actor; the others ask for maintenance actors through the outbox (among them the
-reconciler of payments authorized long ago without an order). Every job is a catch-up sweep,
-so a missed tick loses nothing.
-Run exactly one scheduler per deployment.
+Its first job re-sends outbox rows that never reached a worker and takes over jobs whose worker
+died; the next resumes (or fails) batch jobs whose run stopped reporting; the third hands stalled
+cart completions to their retry actor; the others ask for maintenance actors through the outbox
+(among them the reconciler of payments authorized long ago without an order). Every job is a
+catch-up sweep, so a missed tick loses nothing.
+
+Any number of schedulers may run (two hosts, a rolling deploy): each sweep runs once per
+interval across them. Intervals are slots of wall-clock time that every scheduler ticks in at
+the same phase; the first scheduler to count a slot in the shared counters (Redis, the database
+while Redis is away or when embedded) runs it, the others skip it. When that one dies, another
+runs the next slot: a standby takes over within one interval.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import signal
-from datetime import datetime, timedelta, timezone
+import time
+from datetime import datetime, timezone
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -23,10 +30,11 @@ from app.config import Settings
 from jobs import outbox
 from services.batch_jobs.lifecycle import resume_stalled
 from services.checkout.completion import hand_over_stalled
+from services.core.rate_limits import CounterStore, DatabaseCounterStore, RedisCounterStore
 
 __all__ = [
     "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "sweep_completions",
-    "ask_for_maintenance",
+    "ask_for_maintenance", "Turns", "turns_for",
 ]
 
 log = logging.getLogger("commerce.scheduler")
@@ -35,11 +43,13 @@ MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs", "purge_idempotency_keys")
 
 
 async def sweep_outbox(settings: Settings) -> int:
-    return await outbox.resend_stale(settings.outbox_grace_seconds, settings.job_lease_seconds)
+    return await outbox.resend_stale(
+        settings.outbox_grace_seconds, settings.job_lease_seconds, settings.job_takeover_seconds
+    )
 
 
 async def sweep_batch_jobs(settings: Settings) -> dict[str, int]:
-    counts = await resume_stalled(settings.batch_job_lease_seconds)
+    counts = await resume_stalled(settings.job_takeover_seconds)
     if any(counts.values()):
         log.info("batch job sweep: %d resumed, %d failed", counts["resumed"], counts["failed"])
     return counts
@@ -59,6 +69,44 @@ async def ask_for_maintenance(settings: Settings) -> None:
                          queue_name="maintenance")
 
 
+class Turns:
+    """Whose turn a sweep's slot is, across every scheduler of the deployment: the first to
+    count the slot. Without a store (a test's own scheduler) every slot is this one's."""
+
+    def __init__(self, store: CounterStore | None):
+        self.store = store
+
+    async def take(self, name: str, slot: int, seconds: float) -> bool:
+        """True for the first scheduler to ask for `name`'s slot number `slot`."""
+        if self.store is None:
+            return True
+        count, _ = await self.store.hit(f"{name}:{slot}", seconds * 2)
+        return count == 1
+
+
+def turns_for(settings: Settings, redis_client=None) -> Turns:
+    """Redis counters when the deployment has Redis (the database while it is away); the
+    database when embedded, where every web process runs a scheduler of its own."""
+    prefix = f"{settings.redis_namespace}:turn:"
+    if redis_client is None:
+        return Turns(DatabaseCounterStore(prefix))
+    return Turns(RedisCounterStore(redis_client, prefix=prefix, fallback=DatabaseCounterStore(prefix)))
+
+
+def _in_turn(job, turns: Turns, seconds: float):
+    """`job`, run only in the slots this scheduler wins."""
+    async def run(*args):
+        slot = math.floor(time.time() / seconds)
+        if await turns.take(job.__name__, slot, seconds):
+            log.debug("%s: slot %d runs here", job.__name__, slot)
+            return await job(*args)
+        log.debug("%s: slot %d runs in another scheduler", job.__name__, slot)
+        return None
+
+    run.__name__ = run.__qualname__ = job.__name__
+    return run
+
+
 def _tracked(job, in_flight: set[asyncio.Task]):
     """`job`, remembering its task while it runs, so a stop can let it finish first."""
     async def run(*args):
@@ -73,21 +121,32 @@ def _tracked(job, in_flight: set[asyncio.Task]):
     return run
 
 
-def build_scheduler(settings: Settings) -> AsyncIOScheduler:
+def _aligned(seconds: float, phase: float) -> IntervalTrigger:
+    """Every `seconds`, at `phase` (0 to 1) of each wall-clock slot: the same instants on every
+    host, well inside the slot, so the schedulers contend for each slot at once."""
+    now = time.time()
+    start = (math.floor(now / seconds) + phase) * seconds
+    if start <= now:
+        start += seconds
+    return IntervalTrigger(seconds=seconds, start_date=datetime.fromtimestamp(start, timezone.utc))
+
+
+def build_scheduler(settings: Settings, turns: Turns | None = None) -> AsyncIOScheduler:
+    """The sweeps; with `turns`, each run only by the scheduler whose turn its slot is."""
+    turns = turns or Turns(None)
     scheduler = AsyncIOScheduler(timezone="UTC")
     scheduler.in_flight = set()
-    now = datetime.now(timezone.utc)
     common = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 60}
-    sweep = IntervalTrigger(seconds=settings.scheduler_interval_seconds)
-    for job, trigger, args, first_run in (
-        (sweep_outbox, sweep, [settings], timedelta(seconds=1)),
-        (sweep_batch_jobs, sweep, [settings], timedelta(seconds=2)),
-        (sweep_completions, sweep, [settings], timedelta(seconds=3)),
-        (ask_for_maintenance, IntervalTrigger(hours=1), [settings], timedelta(minutes=1)),
+    interval = settings.scheduler_interval_seconds
+    for job, seconds, phase in (
+        (sweep_outbox, interval, 0.2),
+        (sweep_batch_jobs, interval, 0.4),
+        (sweep_completions, interval, 0.6),
+        (ask_for_maintenance, 3600.0, 0.02),
     ):
         scheduler.add_job(
-            _tracked(job, scheduler.in_flight), trigger, args=args, id=job.__name__,
-            next_run_time=now + first_run, **common,
+            _tracked(_in_turn(job, turns, seconds), scheduler.in_flight), _aligned(seconds, phase),
+            args=[settings], id=job.__name__, **common,
         )
     return scheduler
 
@@ -104,15 +163,22 @@ async def stop_scheduler(scheduler: AsyncIOScheduler, timeout: float = 10.0) -> 
 
 async def run_scheduler(settings: Settings) -> None:
     await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
+    redis_client = None
+    if settings.redis_url:
+        import redis.asyncio as aioredis
+
+        redis_client = aioredis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=5)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    scheduler = build_scheduler(settings)
+    scheduler = build_scheduler(settings, turns_for(settings, redis_client))
     scheduler.start()
     log.info("scheduler running: outbox sweep every %ss", settings.scheduler_interval_seconds)
     try:
         await stop.wait()
     finally:
         await stop_scheduler(scheduler)
+        if redis_client is not None:
+            await redis_client.aclose()
         await Tortoise.close_connections()

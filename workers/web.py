@@ -11,7 +11,7 @@ from app.server import create_app
 from workers.broker import load_actors, setup_broker
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.logs import configure_logging
-from workers.scheduler import build_scheduler, stop_scheduler
+from workers.scheduler import build_scheduler, stop_scheduler, turns_for
 
 __all__ = ["build_app", "attach_embedded_jobs"]
 
@@ -32,7 +32,8 @@ def attach_embedded_jobs(app: Sanic, broker, settings: Settings, *, scheduler: b
     @app.after_server_start
     async def start_jobs(app: Sanic):
         app.ctx.worker = start_embedded_worker(broker, asyncio.get_running_loop())
-        app.ctx.scheduler = build_scheduler(settings) if scheduler else None
+        # Each web process runs one; the database counters give each sweep's slot to one of them.
+        app.ctx.scheduler = build_scheduler(settings, turns_for(settings)) if scheduler else None
         if app.ctx.scheduler:
             app.ctx.scheduler.start()
 

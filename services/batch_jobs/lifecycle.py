@@ -1,15 +1,19 @@
 """Batch jobs: the lifecycle an admin drives (create, confirm, cancel) and the runs a worker
 makes (pre-processing, then processing), as one transition table (reference admin §4).
 
-A run holds its job through a lease: a token and a heartbeat. A run writes only through the
-fence (`JobRun.fence`), which holds while the token is still the run's and the job is neither
-canceled nor failed, so a run whose job was canceled, or taken over by a newer run, stops
-without writing. A run that stops reporting for longer than the lease (its worker died) is
-resumed by the scheduler's sweep from its last committed checkpoint, or failed after MAX_RUNS.
+A run holds its job through a lease: a token and a heartbeat, beaten every third of the
+takeover time while the run lives. A run writes only through the fence (`JobRun.fence`), which
+holds while the token is still the run's and the job is neither canceled nor failed, so a run
+whose job was canceled, or taken over by a newer run, stops without writing. A run silent for
+the takeover time (its worker died) is taken over from its last committed checkpoint by the
+next message for its stage or by the scheduler's sweep, whichever comes first; after MAX_RUNS
+runs the job is failed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -31,6 +35,8 @@ __all__ = [
     "strategy_for", "create_batch_job", "get_batch_job", "list_batch_jobs", "confirm_batch_job",
     "cancel_batch_job", "run_pre_processing", "run_processing", "resume_stalled",
 ]
+
+log = logging.getLogger("commerce.batch_jobs")
 
 PRE_PROCESS_ACTOR = "pre_process_batch_job"
 PROCESS_ACTOR = "process_batch_job"
@@ -178,13 +184,18 @@ async def cancel_batch_job(job_id: str, user_id: str) -> BatchJob:
 # ---------------------------------------------------------------- what a worker does
 
 
-async def _claim(job_id: str, stage: str) -> JobRun | None:
+async def _claim(job_id: str, stage: str, takeover_seconds: float) -> JobRun | None:
     """Take the job for `stage` ("pre_process" or "process"); None when there is nothing to do
-    for this message: the job moved on, or another run holds it (a duplicate delivery)."""
+    for this message: the job moved on, or a live run holds it (a duplicate delivery). A run
+    silent for `takeover_seconds` lost its worker: its lease is taken over."""
     async with atomic():
         job = await BatchJob.filter(id=job_id, deleted_at=None).select_for_update().first()
-        if job is None or job.lease_token is not None:
+        if job is None:
             return None
+        if job.lease_token is not None:
+            if job.heartbeat_at >= clock.now() - timedelta(seconds=takeover_seconds):
+                return None
+            log.info("batch job %s: its run stopped reporting; taken over", job_id)
         if stage == "process" and job.status == "confirmed":
             _apply(job, "process")
             job.attempts = 0
@@ -212,10 +223,11 @@ async def _fail(job_id: str, message: str) -> None:
             await _fail_locked(job, message)
 
 
-async def _run(job_id: str, stage: str, work) -> dict:
-    run = await _claim(job_id, stage)
+async def _run(job_id: str, stage: str, work, takeover_seconds: float) -> dict:
+    run = await _claim(job_id, stage, takeover_seconds)
     if run is None:
         return {"skipped": True}
+    beating = asyncio.create_task(run.keep_alive(takeover_seconds / 3))
     try:
         return await work(run)
     except JobStopped:
@@ -224,10 +236,11 @@ async def _run(job_id: str, stage: str, work) -> dict:
         await _fail(job_id, e.message)
         return {"failed": e.message}
     finally:
+        beating.cancel()
         await run.release()
 
 
-async def run_pre_processing(job_id: str) -> dict:
+async def run_pre_processing(job_id: str, *, takeover_seconds: float = outbox.TAKEOVER_SECONDS) -> dict:
     """Read and check the input, count the work; then wait for confirmation (dry run) or go on."""
 
     async def work(run: JobRun) -> dict:
@@ -243,10 +256,10 @@ async def run_pre_processing(job_id: str) -> dict:
             await job.save()
         return {"status": job.status}
 
-    return await _run(job_id, "pre_process", work)
+    return await _run(job_id, "pre_process", work, takeover_seconds)
 
 
-async def run_processing(job_id: str) -> dict:
+async def run_processing(job_id: str, *, takeover_seconds: float = outbox.TAKEOVER_SECONDS) -> dict:
     """Do the work in chunks that each commit, resuming after the job's last checkpoint."""
 
     async def work(run: JobRun) -> dict:
@@ -259,12 +272,12 @@ async def run_processing(job_id: str) -> dict:
             await job.save()
         return {"status": job.status}
 
-    return await _run(job_id, "process", work)
+    return await _run(job_id, "process", work, takeover_seconds)
 
 
 async def resume_stalled(lease_seconds: float) -> dict[str, int]:
-    """The scheduler's sweep: a job at work whose run has not reported for `lease_seconds` lost
-    its worker. Its lease is broken and its stage asked for again (the new run resumes after
+    """The scheduler's sweep: a job at work whose run has not reported for `lease_seconds` (the
+    takeover time) lost its worker. Its lease is broken and its stage asked for again (the new run resumes after
     the last checkpoint), or, after MAX_RUNS runs, the job is failed with the reason."""
     cutoff = clock.now() - timedelta(seconds=lease_seconds)
     stalled = await BatchJob.filter(

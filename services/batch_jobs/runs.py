@@ -4,6 +4,7 @@ without importing the lifecycle, which picks the strategies."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +56,14 @@ class JobRun:
         """During a long read: report now and then, and stop if the job was canceled."""
         if time.monotonic() - self._last_beat >= _BEAT_SECONDS:
             await self.fence()
+
+    async def keep_alive(self, interval: float) -> None:
+        """Beat every `interval` seconds while the run lives (a chunk may take longer than the
+        takeover time); ends when the job is no longer this run's."""
+        while True:
+            await asyncio.sleep(interval)
+            if not await self._fenced().update(heartbeat_at=clock.now()):
+                return
 
     async def release(self) -> None:
         await BatchJob.filter(id=self.job.id, lease_token=self.token).update(lease_token=None)

@@ -1,5 +1,6 @@
 """Rate limits: fixed-window counters behind a small store interface (Redis when the deployment
-has it, so every web process shares the counts; process memory when embedded).
+has it, so every web process shares the counts, and the database while Redis cannot be reached,
+so the limits still hold; process memory when embedded).
 
 An attempt counts before it runs, so a burst of parallel requests cannot slip past the limit
 between a check and an increment; an attempt that turns out not to count (a successful sign-in,
@@ -11,16 +12,24 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import random
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Protocol
 
+from tortoise import connections
+from tortoise.expressions import F
+
+from models import RateCounter
+from services.core import clock
 from services.core.errors import TooManyAttempts
 
 __all__ = [
-    "Limit", "Bucket", "CounterStore", "MemoryCounterStore", "RedisCounterStore", "RateLimiter",
+    "Limit", "Bucket", "CounterStore", "MemoryCounterStore", "DatabaseCounterStore", "RedisCounterStore",
+    "RateLimiter",
     "TOO_MANY_ATTEMPTS",
 ]
 
@@ -100,47 +109,113 @@ class MemoryCounterStore:
             del self._counters[next(iter(self._counters))]
 
 
+# One atomic statement per hit, on PostgreSQL and SQLite alike: a new or expired counter starts
+# again at 1 with a new window, a live one counts on (both CASEs read the row as it was).
+_HIT = (
+    "INSERT INTO rate_counter (key, count, expires_at) VALUES ({p1}, 1, {p2}) "
+    "ON CONFLICT (key) DO UPDATE SET "
+    "count = CASE WHEN rate_counter.expires_at <= {p3} THEN 1 ELSE rate_counter.count + 1 END, "
+    "expires_at = CASE WHEN rate_counter.expires_at <= {p3} THEN excluded.expires_at "
+    "ELSE rate_counter.expires_at END "
+    "RETURNING count, expires_at"
+)
+
+
+class DatabaseCounterStore:
+    """Counters in the `rate_counter` table: shared by every process of the deployment, slower
+    than Redis. Where the counts go while Redis cannot be reached."""
+
+    def __init__(self, prefix: str = "", cleanup_chance: float = 0.01):
+        self.prefix, self.cleanup_chance = prefix, cleanup_chance
+
+    @staticmethod
+    def _connection():
+        return connections.get("default")
+
+    async def hit(self, key: str, window: float) -> tuple[int, float]:
+        conn = self._connection()
+        now = clock.now()
+        ends = now + timedelta(seconds=window)
+        # SQLite keeps datetimes as ISO text (sqlite3's adapter, as Tortoise writes them), compared as text.
+        marks = ("$1", "$2", "$3") if conn.capabilities.dialect == "postgres" else ("?1", "?2", "?3")
+        sql = _HIT.format(p1=marks[0], p2=marks[1], p3=marks[2])
+        [row] = await conn.execute_query_dict(sql, [self.prefix + key, ends, now])
+        count, expires = row["count"], row["expires_at"]
+        if isinstance(expires, str):
+            expires = datetime.fromisoformat(expires)
+        if random.random() < self.cleanup_chance:  # bounded table: expired counters go now and then
+            await RateCounter.filter(expires_at__lte=now).delete()
+        return int(count), max(0.0, (expires - now).total_seconds())
+
+    async def undo(self, key: str) -> None:
+        await RateCounter.filter(key=self.prefix + key, count__gt=0, expires_at__gt=clock.now()).update(
+            count=F("count") - 1
+        )
+
+    async def reset(self, key: str) -> None:
+        await RateCounter.filter(key=self.prefix + key).delete()
+
+    async def clear(self) -> None:
+        await RateCounter.filter(key__startswith=self.prefix).delete()
+
+
 # Take back one attempt only while the window lives: a DECR on an expired key would create a
 # counter of -1 without an expiry.
 _UNDO = "if redis.call('exists', KEYS[1]) == 1 then return redis.call('decr', KEYS[1]) end return 0"
 
 
 class RedisCounterStore:
-    """Counters shared by every web process. When Redis cannot be reached the limiter lets the
-    request through (logged): a shop whose Redis is down keeps selling."""
+    """Counters shared by every web process. While Redis cannot be reached they are counted in
+    the database instead (`fallback`), so a limit still holds and the shop keeps selling; only
+    a database that fails too lets the request through (logged)."""
 
-    def __init__(self, client, prefix: str = "commerce:rl:"):
+    def __init__(self, client, prefix: str = "commerce:rl:", fallback: CounterStore | None = None):
         self.client, self.prefix = client, prefix
+        self.fallback = fallback if fallback is not None else DatabaseCounterStore(prefix)
 
     async def hit(self, key: str, window: float) -> tuple[int, float]:
-        key = self.prefix + key
+        full = self.prefix + key
         try:
             async with self.client.pipeline(transaction=True) as pipe:
-                pipe.set(key, 0, px=max(1, int(window * 1000)), nx=True)
-                pipe.incr(key)
-                pipe.pttl(key)
+                pipe.set(full, 0, px=max(1, int(window * 1000)), nx=True)
+                pipe.incr(full)
+                pipe.pttl(full)
                 _, count, ttl_ms = await pipe.execute()
-        except Exception as e:  # redis.RedisError, OSError: fail open
-            log.warning("rate limit not applied (%s): %s", key.rsplit(":", 1)[0], e)
-            return 0, 0.0
+        except Exception as e:  # redis.RedisError, OSError: count in the database
+            log.warning("rate limit counted in the database, Redis unreachable (%s): %s", key.rsplit(":", 1)[0], e)
+            try:
+                return await self.fallback.hit(key, window)
+            except Exception as again:  # both away: fail open rather than refuse every request
+                log.warning("rate limit not applied (%s): %s", key.rsplit(":", 1)[0], again)
+                return 0, 0.0
         return int(count), max(0, ttl_ms) / 1000
 
     async def undo(self, key: str) -> None:
         try:
             await self.client.eval(_UNDO, 1, self.prefix + key)
         except Exception as e:
-            log.warning("rate limit counter not taken back: %s", e)
+            log.warning("rate limit counter taken back in the database: %s", e)
+            await self._quietly(self.fallback.undo(key))
 
     async def reset(self, key: str) -> None:
         try:
             await self.client.delete(self.prefix + key)
         except Exception as e:
-            log.warning("rate limit counter not reset: %s", e)
+            log.warning("rate limit counter reset in the database: %s", e)
+            await self._quietly(self.fallback.reset(key))
 
     async def clear(self) -> None:
         keys = [k async for k in self.client.scan_iter(match=self.prefix + "*", count=500)]
         if keys:
             await self.client.delete(*keys)
+        await self.fallback.clear()
+
+    @staticmethod
+    async def _quietly(coro) -> None:
+        try:
+            await coro
+        except Exception as e:
+            log.warning("rate limit counter not changed in the database: %s", e)
 
 
 class RateLimiter:

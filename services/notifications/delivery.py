@@ -89,7 +89,8 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
     composed = compose(note.event_name, note.data, token, storefront_url(), admin_url=admin_url(),
                        invite_link_template=store.invite_link_template if store else None)
     secrets = (token,) if token else ()
-    message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload, secrets)
+    message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload, secrets,
+                              message_id=note.id)
     chosen = provider()
     try:
         await chosen.send(message)

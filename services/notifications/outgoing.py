@@ -17,6 +17,9 @@ class OutgoingMessage:
     body: str  # plain text
     data: dict  # Medusa's event payload, for providers that fill templates of their own
     secrets: tuple[str, ...] = field(default=(), repr=False)  # values never to record or log
+    # The same for every send of one notification (its id): a message sent again because the
+    # outcome of an earlier send is unknown (the worker died mid-send) is recognisably the same.
+    message_id: str | None = None
 
     def masked(self, mask: str = "[token]") -> "OutgoingMessage":
         """The message as it may be kept: every secret replaced by `mask`."""

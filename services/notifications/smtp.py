@@ -40,7 +40,10 @@ class SmtpProvider:
         email = EmailMessage()
         email["From"], email["To"], email["Subject"] = self.sender, message.to, message.subject
         email["Date"] = formatdate(localtime=False)
-        email["Message-ID"] = make_msgid(domain=self.sender.rpartition("@")[2] or None)
+        domain = self.sender.rpartition("@")[2] or "localhost"
+        # Stable per notification: a send repeated after an unknown outcome carries the same id,
+        # which mail systems use to drop the duplicate.
+        email["Message-ID"] = f"<{message.message_id}@{domain}>" if message.message_id else make_msgid(domain=domain)
         email.set_content(message.body)
         return email
 

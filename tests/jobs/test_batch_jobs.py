@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -159,8 +160,9 @@ async def test_cancel_during_processing_stops_within_one_chunk(client, admin_hea
 
 
 def _commerce(*args: str, redis_url: str, **env) -> subprocess.Popen:
+    # Heartbeats every 0.5 s, a silent run taken over after 2 s (production: 5 s and 15 s).
     environ = {**os.environ, "DATABASE_URL": SETTINGS.database_url, "REDIS_URL": redis_url,
-               "LOG_LEVEL": "WARNING", **env}
+               "LOG_LEVEL": "WARNING", "JOB_HEARTBEAT_SECONDS": "0.5", "JOB_TAKEOVER_SECONDS": "2", **env}
     # A session of its own: `commerce worker` forks worker processes, and a kill must reach them all.
     return subprocess.Popen([sys.executable, "-m", "workers.cli", *args], env=environ, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -203,6 +205,7 @@ async def test_a_worker_process_killed_mid_import_is_replaced_and_the_job_resume
         await wait_for(under_way, timeout=60, interval=0.02)
         # When the worker is killed outright
         logs.append(_kill(processes.pop("worker")))
+        killed_at = time.monotonic()
         stopped = await BatchJob.get(id=job.id)
         assert stopped.status == "processing" and stopped.lease_token is not None
         done_before = await Product.all().count()
@@ -210,8 +213,15 @@ async def test_a_worker_process_killed_mid_import_is_replaced_and_the_job_resume
         # and a new worker and the scheduler run, the scheduler taking a job silent for 2 s for dead
         processes["worker"] = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=url,
                                         FILE_STORAGE_DIR=storage_dir)
-        processes["scheduler"] = _commerce("scheduler", redis_url=url, SCHEDULER_INTERVAL_SECONDS="0.5",
-                                           BATCH_JOB_LEASE_SECONDS="2")
+        processes["scheduler"] = _commerce("scheduler", redis_url=url, SCHEDULER_INTERVAL_SECONDS="0.5")
+
+        async def moving_again():
+            j = await BatchJob.get(id=job.id)
+            return j.attempts >= 2 and j.result["advancement_count"] > stopped.result["advancement_count"]
+
+        # I expect it to move again within 30 s of the kill (the takeover time plus a sweep, here seconds)
+        await wait_for(moving_again, timeout=30, interval=0.1)
+        assert time.monotonic() - killed_at < 30
 
         async def done():
             j = await BatchJob.get(id=job.id)

@@ -142,3 +142,66 @@ async def test_finished_jobs_are_purged_after_retention_but_others_are_kept():
     kept_recent = await Job.create(actor_name="ping", status="succeeded", finished_at=datetime.now(timezone.utc))
     assert await outbox.purge_finished(7 * 24 * 3600) == 1
     assert {j.id for j in await Job.all()} == {kept_failed.id, kept_recent.id}
+
+
+# ---------------------------------------------------------------- heartbeats and takeover
+
+async def _running(beat_seconds_ago: float) -> Job:
+    beat = datetime.now(timezone.utc) - timedelta(seconds=beat_seconds_ago)
+    return await Job.create(actor_name="ping", queue_name="maintenance", args=["x"], status="running",
+                            attempts=1, started_at=beat, heartbeat_at=beat)
+
+
+async def test_a_running_job_with_a_live_heartbeat_is_not_claimed_again():
+    job = await _running(beat_seconds_ago=1)
+    assert await outbox.claim(job.id, takeover_seconds=15) is None
+    assert await outbox.resend_stale(grace_seconds=0, lease_seconds=3600, takeover_seconds=15) == 0
+    assert (await Job.get(id=job.id)).attempts == 1
+
+
+async def test_a_silent_running_job_is_taken_over_and_the_old_run_can_no_longer_write():
+    # Given a job whose worker stopped beating 20 s ago
+    job = await _running(beat_seconds_ago=20)
+    # When its message arrives again
+    attempt = await outbox.claim(job.id, takeover_seconds=15)
+    # I expect a new claim, and the old one (attempt 1) fenced out of the row
+    assert attempt == 2
+    assert not await outbox.beat(job.id, 1)
+    assert not await outbox.finish(job.id, {"late": True}, attempt=1)
+    assert await outbox.beat(job.id, 2)
+    assert await outbox.finish(job.id, {"pong": "x"}, attempt=2)
+    done = await Job.get(id=job.id)
+    assert (done.status, done.attempts, done.result) == ("succeeded", 2, {"pong": "x"})
+
+
+async def test_the_sweep_takes_over_a_silent_running_job_and_leaves_a_beating_one(worker):
+    silent, beating = await _running(beat_seconds_ago=20), await _running(beat_seconds_ago=1)
+    assert await outbox.resend_stale(grace_seconds=0, lease_seconds=3600, takeover_seconds=15) == 1
+    assert (await wait_for(lambda: _status(silent.id, "succeeded"))).attempts == 2
+    assert (await Job.get(id=beating.id)).status == "running"
+
+
+async def test_a_job_given_back_by_a_stopping_worker_runs_again(worker):
+    job = await _running(beat_seconds_ago=0)
+    assert await outbox.give_back(job.id, 1, "the worker stopped before the job finished")
+    done = await wait_for(lambda: _status(job.id, "succeeded"))
+    assert done.attempts == 2 and done.last_error is None
+    assert not await outbox.give_back(job.id, 1, "too late")  # no longer that claim's
+
+
+@dramatiq.actor(queue_name="default", max_retries=0)
+async def slow_for_test() -> dict:
+    import asyncio
+
+    await asyncio.sleep(0.4)
+    return {"slept": True}
+
+
+async def test_a_running_job_beats_its_heartbeat(worker, monkeypatch):
+    from workers.tracking import JobTracking
+
+    tracking = next(m for m in BROKER.middleware if isinstance(m, JobTracking))
+    monkeypatch.setattr(tracking, "heartbeat_seconds", 0.05)
+    job = await outbox.enqueue("slow_for_test")
+    done = await wait_for(lambda: _status(job.id, "succeeded"))
+    assert done.heartbeat_at > done.started_at + timedelta(seconds=0.1)

@@ -1,4 +1,5 @@
-"""The rate limiter over both counter stores: memory (embedded) and Redis (production)."""
+"""The rate limiter over its counter stores: memory (embedded), Redis (production) and the
+database (where Redis's counts go while it cannot be reached)."""
 
 import asyncio
 
@@ -6,17 +7,23 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.core.errors import NotFound, TooManyAttempts
-from services.core.rate_limits import Bucket, Limit, MemoryCounterStore, RateLimiter, RedisCounterStore
+from models import RateCounter
+from services.core.rate_limits import (
+    Bucket, DatabaseCounterStore, Limit, MemoryCounterStore, RateLimiter, RedisCounterStore,
+)
 from tests.conftest import BACKEND, NAMESPACE, REDIS_URL, _free_port
 
 EMAIL = Limit("test:email", maximum=2, window=30)
 IP = Limit("test:ip", maximum=3, window=30)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "database"])
 async def store(request):
     if request.param == "memory":
         yield MemoryCounterStore()
+        return
+    if request.param == "database":
+        yield DatabaseCounterStore("rl-test:")
         return
     if BACKEND != "postgres":
         pytest.skip("Redis is part of the postgres backend")
@@ -105,9 +112,27 @@ async def test_the_window_ends(store):
     await _try(limiter, [Bucket(short, "a")])
 
 
-async def test_an_unreachable_redis_lets_requests_through():
+async def test_with_redis_unreachable_the_limits_count_in_the_database_and_hold():
     client = aioredis.from_url(f"redis://127.0.0.1:{_free_port()}/0", socket_connect_timeout=0.5)
-    limiter = RateLimiter(RedisCounterStore(client))
+    limiter = RateLimiter(RedisCounterStore(client, prefix="rl-down:"))
+    buckets = [Bucket(EMAIL, "jane@example.com")]
+    for _ in range(2):
+        with pytest.raises(NotFound):
+            await _try(limiter, buckets, NotFound("x"))
+    with pytest.raises(TooManyAttempts):
+        await _try(limiter, buckets)
+    assert [c.count for c in await RateCounter.filter(key__startswith="rl-down:")] == [3]  # 2 failures + the refused
+    await client.aclose()
+
+
+class _Down:
+    async def hit(self, key, window):
+        raise ConnectionError("database away too")
+
+
+async def test_with_redis_and_the_database_unreachable_requests_go_through():
+    client = aioredis.from_url(f"redis://127.0.0.1:{_free_port()}/0", socket_connect_timeout=0.5)
+    limiter = RateLimiter(RedisCounterStore(client, fallback=_Down()))
     for _ in range(5):
         with pytest.raises(NotFound):
             await _try(limiter, [Bucket(EMAIL, "jane@example.com")], NotFound("x"))
@@ -140,3 +165,23 @@ async def test_a_ceiling_over_its_limit_refuses_only_callers_whose_own_record_ha
         await _try(limiter, buckets("c"), NotFound("x"))
     with pytest.raises(TooManyAttempts):
         await _try(limiter, buckets("c"))
+
+
+async def test_with_redis_down_the_password_reset_limit_still_holds(database):
+    """End to end: a web process whose Redis is unreachable sends at most 5 resets for one
+    address (MESSAGE_REQUESTS_PER_EMAIL), counting in the database."""
+    from dataclasses import replace
+
+    from app.server import create_app
+    from models import Customer, Notification
+    from tests.conftest import SETTINGS, running
+
+    await Customer.create(email="jane@example.com", has_account=True)
+    dead = replace(SETTINGS, redis_url=f"redis://127.0.0.1:{_free_port()}/0")
+    async with running(create_app(dead, manage_orm=False)) as http:
+        answers = [
+            (await http.post("/store/customers/password-token", json={"email": "jane@example.com"})).status_code
+            for _ in range(10)
+        ]
+    assert answers == [204] * 5 + [429] * 5
+    assert await Notification.filter(to="jane@example.com").count() == 5

@@ -130,3 +130,14 @@ async def test_a_failed_send_is_recorded_and_leaves_no_usable_token(monkeypatch)
     note = await Notification.get(id=note.id)
     assert (note.status, note.attempts) == ("failed", 2)
     assert await OneTimeToken.all().count() == 0
+
+
+def test_every_send_of_one_notification_carries_the_same_message_id():
+    from dataclasses import replace
+
+    from services.notifications.smtp import SmtpProvider
+
+    smtp = SmtpProvider("mail.example", sender="shop@shop.example")
+    again = replace(MESSAGE, message_id="noti_01ABC")
+    assert smtp._email(again)["Message-ID"] == smtp._email(again)["Message-ID"] == "<noti_01ABC@shop.example>"
+    assert smtp._email(MESSAGE)["Message-ID"] != smtp._email(MESSAGE)["Message-ID"]  # no id: a fresh one each

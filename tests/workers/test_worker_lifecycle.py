@@ -1,0 +1,228 @@
+"""The job processes as an operator runs them, on PostgreSQL + Redis: a worker killed mid-send,
+a worker stopped by SIGTERM to its group, a worker whose parent is killed, two schedulers.
+Heartbeats, takeover, grace and sweep intervals are shortened through the environment (the
+production defaults are 5 s, 15 s, 30 s and 15 s); each story takes seconds."""
+
+import asyncio
+import email
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from models import Customer, Job, Notification
+from services.notifications.delivery import queue_message
+from services.notifications.messages import PASSWORD_RESET
+from tests.conftest import SETTINGS, _free_port, requires_postgres, wait_for
+from tests.jobs.test_broker_outage import private_redis  # noqa: F401 (fixture)
+
+pytestmark = requires_postgres("needs PostgreSQL and Redis: worker processes share the database")
+
+QUICK = {"JOB_HEARTBEAT_SECONDS": "0.5", "JOB_TAKEOVER_SECONDS": "2", "SCHEDULER_INTERVAL_SECONDS": "0.5",
+         "OUTBOX_GRACE_SECONDS": "0", "WORKER_GRACE_SECONDS": "3"}
+
+
+class Inbox:
+    """An SMTP server that records each message's Message-ID; while `hold` is set it takes a
+    message's data and never answers (the sender cannot know whether it was delivered)."""
+
+    def __init__(self):
+        self.received: list[str] = []  # every DATA seen
+        self.accepted: list[str] = []  # answered 250
+        self.hold = threading.Event()
+        self.port = _free_port()
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_DATA(self, server, session, envelope):
+        message_id = email.message_from_bytes(envelope.content)["Message-ID"]
+        self.received.append(message_id)
+        if self.hold.is_set():
+            while self.hold.is_set():
+                await asyncio.sleep(0.05)
+            return "451 the sender went away"
+        self.accepted.append(message_id)
+        return "250 OK"
+
+
+@pytest.fixture
+def inbox():
+    box = Inbox()
+    box.controller.start()
+    yield box
+    box.hold.clear()
+    box.controller.stop()
+
+
+def _commerce(*args: str, redis_url: str, inbox: Inbox | None = None, **env) -> subprocess.Popen:
+    environ = {**os.environ, "DATABASE_URL": SETTINGS.database_url, "REDIS_URL": redis_url, "LOG_LEVEL": "INFO",
+               **QUICK, **env}
+    if inbox is not None:
+        environ.update(SMTP_HOST="127.0.0.1", SMTP_PORT=str(inbox.port), SMTP_TLS="none")
+    # A session of its own: signals to "the group" reach exactly this command's processes.
+    return subprocess.Popen([sys.executable, "-m", "workers.cli", *args], env=environ, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _kill_group(proc: subprocess.Popen) -> str:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return proc.communicate()[1].decode(errors="replace")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has stopped
+    except OSError:
+        return False
+
+
+async def _reset_asked_for(address: str = "jane@example.com") -> Notification:
+    customer = await Customer.create(email=address, has_account=True, first_name="Jane", last_name="Doe")
+    return await queue_message(PASSWORD_RESET, to=address, customer_id=customer.id, data={
+        "id": customer.id, "email": address, "first_name": "Jane", "last_name": "Doe",
+    })
+
+
+async def _until(predicate, timeout: float):
+    async def check():
+        return predicate() or None
+
+    return await wait_for(check, timeout=timeout, interval=0.05)
+
+
+async def test_a_worker_killed_mid_send_sends_again_with_the_same_message_id(private_redis, inbox):
+    url, logs, procs = private_redis.url, [], {}
+    try:
+        # Given a worker sending a message whose server took the data but has not answered
+        inbox.hold.set()
+        procs["worker"] = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=url, inbox=inbox)
+        note = await _reset_asked_for()
+        await _until(lambda: inbox.received, timeout=30)
+        # When the worker's processes are killed mid-send, then a worker and the scheduler start again
+        logs.append(_kill_group(procs.pop("worker")))
+        inbox.hold.clear()
+        restarted = time.monotonic()
+        procs["worker"] = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=url, inbox=inbox)
+        procs["scheduler"] = _commerce("scheduler", redis_url=url)
+        # I expect the message accepted within 60 s of the restart (seconds here: takeover is 2 s)
+        await _until(lambda: inbox.accepted, timeout=60)
+        assert time.monotonic() - restarted < 60
+        await asyncio.sleep(1.5)
+    finally:
+        logs += [_kill_group(p) for p in procs.values()]
+    # accepted once; the unanswered first send and the second carry one Message-ID, so a mail
+    # system that did get the first drops the second
+    assert len(inbox.accepted) == 1 and len(inbox.received) == 2, (inbox.received, logs[-1][-2000:])
+    assert len(set(inbox.received)) == 1 and note.id in inbox.received[0]
+    assert (await Notification.get(id=note.id)).status == "sent"
+    job = await Job.get(actor_name="send_notification", args=[note.id])
+    assert job.status == "succeeded" and job.attempts == 2
+
+
+async def test_sigterm_to_the_group_stops_within_the_grace_period_and_gives_the_job_back(private_redis, inbox):
+    url, procs, logs = private_redis.url, {}, []
+    try:
+        # Given a worker (two processes) whose send hangs
+        inbox.hold.set()
+        procs["worker"] = worker = _commerce("worker", "--processes", "2", "--threads", "2", redis_url=url,
+                                             inbox=inbox)
+        note = await _reset_asked_for()
+        await _until(lambda: inbox.received, timeout=30)
+        # When SIGTERM reaches the whole group (each worker process gets it twice)
+        stopped_at = time.monotonic()
+        os.killpg(worker.pid, signal.SIGTERM)
+        _, err = worker.communicate(timeout=20)
+        procs.pop("worker")
+        logs.append(err.decode(errors="replace"))
+        # I expect every process gone within the grace period (3 s here), exit code 0
+        assert time.monotonic() - stopped_at < 3 + 1.5, logs[-1][-3000:]
+        assert worker.returncode == 0, logs[-1][-3000:]
+        assert "Killing worker process" not in logs[-1]
+        # and the job given back, not lost: a new worker sends the message
+        job = await Job.get(actor_name="send_notification", args=[note.id])
+        assert job.status == "retrying" and "worker stopped" in job.last_error
+        inbox.hold.clear()
+        procs["worker"] = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=url, inbox=inbox)
+        await _until(lambda: inbox.accepted, timeout=30)
+
+        async def recorded():
+            return (await Notification.get(id=note.id)).status == "sent"
+
+        await wait_for(recorded, timeout=10)
+    finally:
+        logs += [_kill_group(p) for p in procs.values()]
+    assert inbox.accepted == [inbox.received[0]]
+
+
+async def test_killing_the_parent_leaves_no_worker_process_behind(private_redis):
+    # Given a worker command with two worker processes up
+    worker = _commerce("worker", "--processes", "2", "--threads", "1", redis_url=private_redis.url)
+    try:
+        children = await _until(lambda: len(_children(worker.pid)) >= 2 and _children(worker.pid), timeout=30)
+        await asyncio.sleep(1)  # booted: watching their parent
+        # When the parent alone is killed outright
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait(10)
+        # I expect its worker processes to stop on their own, within the grace period
+        await _until(lambda: not any(_alive(pid) for pid in children), timeout=3 + 2)
+    finally:
+        _kill_group(worker)
+
+
+_SLOT = re.compile(r"sweep_outbox: slot (\d+) runs (here|in another scheduler)")
+
+
+def _slots(log: str) -> tuple[set[int], set[int]]:
+    ran, seen = set(), set()
+    for slot, where in _SLOT.findall(log):
+        seen.add(int(slot))
+        if where == "here":
+            ran.add(int(slot))
+    return ran, seen
+
+
+async def test_two_schedulers_run_each_sweep_once_and_a_standby_takes_over(private_redis):
+    url = private_redis.url
+    first = _commerce("scheduler", redis_url=url, LOG_LEVEL="DEBUG")
+    second = _commerce("scheduler", redis_url=url, LOG_LEVEL="DEBUG")
+    try:
+        # Given two schedulers sweeping every 0.5 s for a few seconds
+        await asyncio.sleep(5)
+        # When the first dies
+        killed_at = time.time()
+        first_log = _kill_group(first)
+        await asyncio.sleep(3)
+    finally:
+        second_log = _kill_group(second)
+    ran_first, seen_first = _slots(first_log)
+    ran_second, seen_second = _slots(second_log)
+    # I expect every slot both saw run by exactly one of them
+    both = seen_first & seen_second
+    assert len(both) >= 4, (first_log[-2000:], second_log[-2000:])
+    assert all((slot in ran_first) != (slot in ran_second) for slot in both)
+    # and the standby to run every slot after the first died, from the next one on
+    after = {slot for slot in seen_second if slot * 0.5 > killed_at + 0.5}
+    assert after and after <= ran_second
