@@ -14,15 +14,13 @@ bp = Blueprint("admin_products", url_prefix="/products")
 
 RELATIONS = (
     "variants", "variants.prices", "variants.options", "profiles", "images", "options", "options.values",
-    "tags", "type", "collection", "sales_channels",
+    "tags", "type", "collection", "sales_channels", "categories",
 )
 # Medusa v1 lets any column through to the ORM (an unknown one is a 500); these are its columns.
 ORDER = tuple(c for c in COLUMNS[Product] if c != "metadata")
 
 
 class ListFilters(Filters):
-    # `category_id` and `include_category_children` exist only with the product_categories flag,
-    # which is off in Medusa v1.20 as here: they are unknown keys.
     q: str | None = None
     id: StrList = []
     status: StrList = []
@@ -36,6 +34,8 @@ class ListFilters(Filters):
     type_id: StrList = []
     sales_channel_id: StrList = []
     discount_condition_id: str | None = None
+    category_id: StrList = []
+    include_category_children: BoolStr = None
     created_at: DateComparison | None = None
     updated_at: DateComparison | None = None
     deleted_at: DateComparison | None = None

@@ -19,7 +19,8 @@ DEFAULT_RELATIONS = (
     "variants", "variants.prices", "variants.options", "options", "options.values", "images", "tags",
     "collection", "type", "profiles",
 )
-ALLOWED_RELATIONS = DEFAULT_RELATIONS + ("sales_channels",)
+# `categories`: only those a shopper may see (Medusa v1.20 with the product_categories flag on).
+ALLOWED_RELATIONS = DEFAULT_RELATIONS + ("sales_channels", "categories")
 ORDER = ("id", "title", "handle", "created_at", "updated_at")
 
 
@@ -36,6 +37,8 @@ class ListFilters(Filters):
     is_giftcard: BoolStr = None
     region_id: str | None = None
     currency_code: str | None = None
+    category_id: StrList = []  # only categories a shopper may see match
+    include_category_children: BoolStr = None
     created_at: DateComparison | None = None
     updated_at: DateComparison | None = None
 

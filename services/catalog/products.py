@@ -9,10 +9,11 @@ from datetime import datetime
 from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
-from models import DiscountCondition, Product, ProductVariant, Region
+from models import DiscountCondition, Product, ProductCategory, ProductVariant, Region
 from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.catalog.category_tree import category_ids_with_descendants, visible_ids
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
 from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
 from services.store.defaults import get_store
@@ -20,6 +21,7 @@ from services.store.defaults import get_store
 __all__ = [
     "StoreProductFilter", "AdminProductFilter", "list_store_products", "get_store_product",
     "list_admin_products", "get_admin_product", "PricedProducts", "PRODUCT_ALIASES",
+    "price_keys", "base_price_keys", "price_context_for",
 ]
 
 PRODUCT_ALIASES = {"profiles": "profile"}
@@ -41,6 +43,8 @@ class _ProductFilter:
     is_giftcard: bool | None = None
     created_at: dict[str, datetime | None] | None = None
     updated_at: dict[str, datetime | None] | None = None
+    category_id: list[str] = field(default_factory=list)  # in any of these categories
+    include_category_children: bool | None = None  # or in a category below one of them
 
 
 @dataclass
@@ -64,7 +68,8 @@ class PricedProducts:
     prices: dict[str, dict]  # variant id -> price keys
 
 
-async def _context(region_id: str | None, currency_code: str | None) -> PriceContext:
+async def price_context_for(region_id: str | None, currency_code: str | None) -> PriceContext:
+    """The region (404 when unknown or deleted) or the bare currency a price is chosen for."""
     region = None
     if region_id:
         region = await Region.get_or_none(id=region_id, deleted_at=None)
@@ -95,16 +100,65 @@ def _matching(qs: QuerySet, f: _ProductFilter, channel_ids: list[str]) -> QueryS
     return qs.filter(**date_filters(created_at=f.created_at, updated_at=f.updated_at))
 
 
+async def _in_categories(qs: QuerySet, f: _ProductFilter, storefront: bool) -> QuerySet:
+    """`qs` narrowed to products in the categories asked for (and the categories below them with
+    `include_category_children`). The store matches only categories a shopper may see: active,
+    public, under active and public ancestors. One statement more with children, none without."""
+    if not f.category_id:
+        return qs
+    if f.include_category_children:
+        ids = await category_ids_with_descendants(f.category_id, shown_only=storefront)
+        return qs.filter(categories__id__in=ids) if ids else qs.filter(id__in=[])
+    if not storefront:
+        return qs.filter(categories__id__in=f.category_id)
+    shown = ProductCategory.filter(id__in=f.category_id).filter(id__in=visible_ids())
+    return qs.filter(categories__id__in=Subquery(shown.values_list("id", flat=True)))
+
+
 def _once(qs: QuerySet, f: _ProductFilter, channel_ids: list[str]) -> QuerySet:
-    # Joins through variants, tags or channels can repeat a product; select each once.
-    if f.q or f.tags or len(channel_ids) > 1:
+    # Joins through variants, tags, categories or channels can repeat a product; select each once.
+    if f.q or f.tags or len(f.category_id) > 1 or f.include_category_children or len(channel_ids) > 1:
         return Product.filter(id__in=Subquery(qs.values_list("id", flat=True)))
     return qs
 
 
-def _store_filtered(f: StoreProductFilter, channel_ids: list[str]) -> QuerySet:
+async def _store_filtered(f: StoreProductFilter, channel_ids: list[str]) -> QuerySet:
     qs = _matching(Product.filter(deleted_at=None, status="published"), f, channel_ids)
-    return _once(qs, f, channel_ids)
+    return _once(await _in_categories(qs, f, storefront=True), f, channel_ids)
+
+
+async def _shown_categories(products: list[Product], relations: tuple[str, ...]) -> None:
+    """Leave in each product's `categories` only those a shopper may see (one statement)."""
+    if "categories" not in relations:
+        return
+    loaded = {c.id for p in products for c in p.categories.related_objects}
+    if not loaded:
+        return
+    shown = set(await ProductCategory.filter(id__in=list(loaded)).filter(id__in=visible_ids()).values_list(
+        "id", flat=True))
+    for p in products:
+        p.categories.related_objects = [c for c in p.categories.related_objects if c.id in shown]
+
+
+async def price_keys(
+    variants: list[ProductVariant], ctx: PriceContext, customer_id: str | None = None
+) -> dict[str, dict]:
+    """The price keys of `variants` (their `prices` loaded) for `ctx` and the customer's price
+    lists, with the taxes of each variant's product in the region: a constant number of statements."""
+    ctx = await price_context(variants, region=ctx.region, currency_code=ctx.currency_code, customer_id=customer_id)
+    rates_by_product = {}
+    taxed = ctx.region is not None and ctx.region.automatic_taxes
+    if taxed:
+        rates_by_product = await tax_rates_for_products(ctx.region, list({v.product_id for v in variants}))
+    default_rates = [{"rate": ctx.region.tax_rate, "name": "default", "code": "default"}] if ctx.region else None
+    by_product: dict[str, list[ProductVariant]] = {}
+    for v in variants:
+        by_product.setdefault(v.product_id, []).append(v)
+    out: dict[str, dict] = {}
+    for product_id, group in by_product.items():
+        rates = (rates_by_product.get(product_id) or default_rates) if taxed else None
+        out.update(decorate_variants(group, ctx, rates))
+    return out
 
 
 async def _priced(
@@ -113,19 +167,7 @@ async def _priced(
     """The price keys of the products' variants for `ctx` and the customer's price lists."""
     if "variants.prices" not in relations:
         return {}
-    variants = [v for p in products for v in p.variants.related_objects]
-    ctx = await price_context(variants, region=ctx.region, currency_code=ctx.currency_code, customer_id=customer_id)
-    rates_by_product = {}
-    if ctx.region is not None and ctx.region.automatic_taxes:
-        rates_by_product = await tax_rates_for_products(ctx.region, [p.id for p in products])
-    default_rates = [{"rate": ctx.region.tax_rate, "name": "default", "code": "default"}] if ctx.region else None
-    out: dict[str, dict] = {}
-    for product in products:
-        rates = None
-        if ctx.region is not None and ctx.region.automatic_taxes:
-            rates = rates_by_product.get(product.id) or default_rates
-        out.update(decorate_variants(list(product.variants.related_objects), ctx, rates))
-    return out
+    return await price_keys([v for p in products for v in p.variants.related_objects], ctx, customer_id)
 
 
 async def list_store_products(
@@ -133,11 +175,12 @@ async def list_store_products(
 ) -> PricedProducts:
     """Published products of the channels asked for, else of the publishable key's `scope`, else
     of the store's default channel."""
-    ctx = await _context(f.region_id, f.currency_code)
+    ctx = await price_context_for(f.region_id, f.currency_code)
     channel_ids = listing_channels(scope, f.sales_channel_id) or [
         c for c in [(await get_store()).default_sales_channel_id] if c
     ]
-    products, count = await find_page(_store_filtered(f, channel_ids), config, PRODUCT_ALIASES)
+    products, count = await find_page(await _store_filtered(f, channel_ids), config, PRODUCT_ALIASES)
+    await _shown_categories(products, config.relations)
     return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id))
 
 
@@ -148,20 +191,21 @@ async def get_store_product(
     """The published product; with a publishable key's `scope`, only one sold in the key's channels
     (a `sales_channel_id` given must be one of them too)."""
     check_channel(scope, [sales_channel_id] if sales_channel_id else [])
-    ctx = await _context(region_id, currency_code)
+    ctx = await price_context_for(region_id, currency_code)
     product = await find_one(
         Product.filter(id=product_id, deleted_at=None, status="published"), relations, PRODUCT_ALIASES
     )
     if product is None:
         raise NotFound(f"Product with id: {product_id} was not found")
     await check_product(scope, product_id)
+    await _shown_categories([product], relations)
     return PricedProducts([product], 1, await _priced([product], relations, ctx, customer_id))
 
 
 # ---------------------------------------------------------------- the back office
 
 
-def _admin_filtered(f: AdminProductFilter) -> QuerySet:
+async def _admin_filtered(f: AdminProductFilter) -> QuerySet:
     bad = [s for s in f.status if s not in PRODUCT_STATUSES]
     if bad:
         raise InvalidData(f"each value in status must be one of the following values: {', '.join(PRODUCT_STATUSES)}")
@@ -170,28 +214,33 @@ def _admin_filtered(f: AdminProductFilter) -> QuerySet:
     if f.status:
         qs = qs.filter(status__in=f.status)
     if f.price_list_id:
-        with_list_price = ProductVariant.filter(deleted_at=None, prices__price_list_id__in=f.price_list_id)
+        with_list_price = ProductVariant.filter(
+            deleted_at=None, prices__price_list_id__in=f.price_list_id, prices__deleted_at=None,
+        )
         qs = qs.filter(id__in=Subquery(with_list_price.values_list("product_id", flat=True)))
     if f.discount_condition_id is not None:
         in_condition = DiscountCondition.filter(id=f.discount_condition_id)
         qs = qs.filter(id__in=Subquery(in_condition.values_list("products__id", flat=True)))
-    return _once(qs, f, f.sales_channel_id)
+    return _once(await _in_categories(qs, f, storefront=False), f, f.sales_channel_id)
 
 
-def _base_prices(products: list[Product], relations: tuple[str, ...]) -> dict[str, dict]:
-    """The back office sees each variant's base prices (no price-list rows) and no chosen price."""
-    if "variants.prices" not in relations:
-        return {}
-    out: dict[str, dict] = {}
-    for product in products:
-        out.update(decorate_variants(list(product.variants.related_objects), PriceContext(), None))
+def base_price_keys(variants: list[ProductVariant]) -> dict[str, dict]:
+    """The back office without a region or currency sees each variant's base prices (no
+    price-list rows) and no chosen price."""
+    out = decorate_variants(variants, PriceContext(), None)
     for keys in out.values():
         keys["prices"] = [p for p in keys["prices"] if p.price_list_id is None]
     return out
 
 
+def _base_prices(products: list[Product], relations: tuple[str, ...]) -> dict[str, dict]:
+    if "variants.prices" not in relations:
+        return {}
+    return base_price_keys([v for p in products for v in p.variants.related_objects])
+
+
 async def list_admin_products(f: AdminProductFilter, config: FindConfig) -> PricedProducts:
-    products, count = await find_page(_admin_filtered(f), config, PRODUCT_ALIASES)
+    products, count = await find_page(await _admin_filtered(f), config, PRODUCT_ALIASES)
     return PricedProducts(products, count, _base_prices(products, config.relations))
 
 

@@ -7,10 +7,11 @@ from datetime import datetime, timezone
 import pytest
 
 from models import (
-    DiscountCondition, DiscountRule, Image, MoneyAmount, Product, ProductTag, ProductType, ProductVariant,
-    SalesChannel, ShippingProfile,
+    DiscountCondition, DiscountRule, Image, MoneyAmount, Product, ProductCategory, ProductTag, ProductType,
+    ProductVariant, SalesChannel, ShippingProfile,
 )
 from services.store.defaults import get_store
+from tests.catalog_factories import full_products, hide_seeded_products, without_counts
 from tests.conftest import count_queries
 
 PRODUCT_COLUMNS = {
@@ -20,7 +21,7 @@ PRODUCT_COLUMNS = {
     "metadata", "profile_id",
 }
 DEFAULT_RELATIONS = {
-    "variants", "profiles", "images", "options", "tags", "type", "collection", "sales_channels",
+    "variants", "profiles", "images", "options", "tags", "type", "collection", "sales_channels", "categories",
 }
 VARIANT_COLUMNS = {
     "id", "title", "product_id", "sku", "barcode", "ean", "upc", "variant_rank", "inventory_quantity",
@@ -172,9 +173,10 @@ async def test_reads_need_a_signed_in_admin(client, seeded):
 
 @pytest.mark.parametrize("query,message", [
     ("fields=foo", "Requested fields [foo] are not valid"),
-    ("expand=variants,categories", "Requested fields [categories] are not valid"),
+    ("expand=variants,customer", "Requested fields [customer] are not valid"),
     ("order=-password", "Order field password is not valid"),
-    ("category_id[]=pcat_1", "property category_id should not exist"),  # product_categories flag off
+    ("colour=red", "property colour should not exist"),
+    ("category_id[]=pcat_1&include_category_children=perhaps", "include_category_children must be a boolean value"),
     ("is_giftcard=maybe", "is_giftcard must be a boolean value"),
     ("created_at[gt]=soon", "gt must be a date (ISO 8601) or unix seconds"),
 ])
@@ -234,6 +236,8 @@ async def test_price_list_filter_finds_products_with_a_price_in_those_lists(admi
     body = await admin_get("/admin/products?price_list_id[]=pl_sale")
     assert ids(body) == {"prod_t_shirt"} and body["count"] == 1
     assert ids(await admin_get("/admin/products?price_list_id[]=pl_sale,pl_vip")) == {"prod_t_shirt", "prod_mug"}
+    await MoneyAmount.filter(price_list_id="pl_vip").update(deleted_at=datetime.now(timezone.utc))
+    assert ids(await admin_get("/admin/products?price_list_id[]=pl_vip")) == set()
 
 
 async def test_discount_condition_filter_lists_the_conditions_products(admin_get):
@@ -280,10 +284,80 @@ async def test_the_list_runs_the_same_statements_for_one_product_as_for_ten(admi
     assert all(p["tags"] and p["images"] and p["type"] and p["variants"] for p in r10.json()["products"])
     assert one and sorted(_statements(ten)) == sorted(_statements(one)), (one, ten)
     # the admin, the page, the count, one read per relation (two for each many-to-many)
-    assert len(ten) <= 17, ten
+    assert len(ten) <= 19, ten
 
 
 async def test_variants_soft_deleted_are_not_shown(admin_get):
     await ProductVariant.filter(id="variant_t_shirt_m").update(deleted_at=datetime.now(timezone.utc))
     product = (await admin_get("/admin/products/prod_t_shirt"))["product"]
     assert [v["id"] for v in product["variants"]] == ["variant_t_shirt_s", "variant_t_shirt_l"]
+
+
+# ---------------------------------------------------------------- categories (catalogue-settings §3)
+
+
+async def _category_tree() -> dict[str, ProductCategory]:
+    """clothing > tops > hoodies, and an inactive, internal `archive`; all seen by the admin."""
+    clothing = await ProductCategory.create(name="Clothing", handle="clothing", is_active=True)
+    tops = await ProductCategory.create(name="Tops", handle="tops", is_active=True, parent_category=clothing)
+    hoodies = await ProductCategory.create(name="Hoodies", handle="hoodies", is_active=True, parent_category=tops)
+    archive = await ProductCategory.create(name="Archive", handle="archive", is_internal=True)
+    await clothing.products.add(await Product.get(id="prod_shorts"))
+    await tops.products.add(*await Product.filter(id__in=["prod_t_shirt", "prod_sweatshirt"]))
+    await hoodies.products.add(await Product.get(id="prod_hoodie"))
+    await archive.products.add(*await Product.filter(id__in=["prod_hoodie", "prod_mug"]))
+    return {c.handle: c for c in (clothing, tops, hoodies, archive)}
+
+
+async def test_the_category_filter_matches_products_in_those_categories_only(admin_get):
+    tree = await _category_tree()
+    assert ids(await admin_get(f"/admin/products?category_id[]={tree['tops'].id}")) == {"prod_t_shirt", "prod_sweatshirt"}
+    body = await admin_get(f"/admin/products?category_id[]={tree['hoodies'].id},{tree['archive'].id}")
+    assert ids(body) == {"prod_hoodie", "prod_mug"} and body["count"] == 2 and len(body["products"]) == 2
+    assert (await admin_get("/admin/products?category_id[]=pcat_nope"))["count"] == 0
+
+
+async def test_include_category_children_adds_every_category_below(admin_get):
+    tree = await _category_tree()
+    url = f"/admin/products?category_id[]={tree['clothing'].id}&include_category_children=true"
+    body = await admin_get(url)
+    assert ids(body) == {"prod_shorts", "prod_t_shirt", "prod_sweatshirt", "prod_hoodie"} and body["count"] == 4
+    assert ids(await admin_get(url.replace("true", "false"))) == {"prod_shorts"}
+    assert (await admin_get("/admin/products?category_id[]=pcat_nope&include_category_children=true"))["count"] == 0
+
+
+async def test_products_show_their_categories_hidden_ones_too(admin_get):
+    tree = await _category_tree()
+    product = (await admin_get("/admin/products/prod_hoodie"))["product"]
+    assert {c["id"] for c in product["categories"]} == {tree["hoodies"].id, tree["archive"].id}
+    assert set(product["categories"][0]) == {
+        "id", "name", "description", "handle", "is_active", "is_internal", "rank", "parent_category_id",
+        "created_at", "updated_at", "metadata",
+    }
+    listed = {p["id"]: p for p in (await admin_get("/admin/products"))["products"]}
+    assert listed["prod_cap"]["categories"] == [] and len(listed["prod_hoodie"]["categories"]) == 2
+
+
+async def test_the_list_and_a_product_run_as_many_statements_for_fifty_full_products_as_for_one(
+    admin_get, client, admin_headers,
+):
+    # Given a catalogue of one product with 10 variants (prices in two currencies and for a
+    # region, options, images, tags, a type, a category), then of fifty such products
+    await hide_seeded_products()
+    [first] = await full_products(1)
+    await admin_get("/admin/products?limit=1")  # the admin's user is now read; count the reads only
+    urls = ("/admin/products", f"/admin/products/{first.id}")
+    one = {}
+    for url in urls:
+        async with count_queries() as one[url]:
+            assert (await client.get(url, headers=admin_headers)).status_code == 200
+    await full_products(49, first=1)
+    for url in urls:
+        async with count_queries() as fifty:
+            r = await client.get(url, headers=admin_headers)
+        products = r.json()["products"] if "products" in r.json() else [r.json()["product"]]
+        assert all(len(p["variants"]) == 10 and len(p["variants"][0]["prices"]) == 3 for p in products)
+        assert all(p["categories"] and p["tags"] and p["images"] and p["options"] for p in products)
+        assert one[url] and without_counts(fifty) == without_counts(one[url]), "\n".join(fifty)
+        assert len(fifty) <= len(one[url]) + 1
+    assert r.status_code == 200 and (await admin_get("/admin/products"))["count"] == 50

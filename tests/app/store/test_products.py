@@ -7,10 +7,11 @@ from datetime import datetime, timezone
 import pytest
 
 from models import (
-    Image, MoneyAmount, Product, ProductTag, ProductType, ProductVariant, Region, SalesChannel,
-    ShippingProfile, TaxRate,
+    Image, MoneyAmount, Product, ProductCategory, ProductTag, ProductType, ProductVariant, Region,
+    SalesChannel, ShippingProfile, TaxRate,
 )
 from services.store.defaults import get_store
+from tests.catalog_factories import full_products, hide_seeded_products, without_counts
 from tests.conftest import count_queries
 
 PRODUCT_COLUMNS = {
@@ -451,7 +452,8 @@ async def test_expand_chooses_the_relations(client, seeded):
 @pytest.mark.parametrize("query,message", [
     ("fields=foo", "Requested fields [foo] are not valid"),
     ("expand=foo", "Requested fields [foo] are not valid"),
-    ("expand=variants,categories", "Requested fields [categories] are not valid"),
+    ("expand=variants,customer", "Requested fields [customer] are not valid"),
+    ("include_category_children=perhaps", "include_category_children must be a boolean value"),
     ("order=foo", "Order field foo is not valid"),
     ("order=-password", "Order field password is not valid"),
     ("colour=red", "property colour should not exist"),
@@ -459,7 +461,7 @@ async def test_expand_chooses_the_relations(client, seeded):
 ])
 async def test_unknown_fields_relations_orders_and_filters_are_a_400(client, seeded, query, message):
     for path in ("/store/products", "/store/products/prod_t_shirt"):
-        if path != "/store/products" and query.startswith(("order", "is_giftcard")):
+        if path != "/store/products" and query.startswith(("order", "is_giftcard", "include_category")):
             continue  # list-only keys: a retrieve refuses them as unknown (below)
         r = await client.get(f"{path}?{query}")
         assert r.status_code == 400, (path, query)
@@ -511,3 +513,82 @@ async def test_each_relation_is_read_once(client, region_ids):
     statements = _statements(queries)
     repeated = {s for s in statements if statements.count(s) > 1}
     assert not repeated, repeated
+
+
+# ---------------------------------------------------------------- categories (catalogue-settings §3)
+
+
+async def _category_tree() -> dict[str, ProductCategory]:
+    """clothing > tops > hoodies (all shown) and clothing > sale (inactive) > outlet (active)."""
+    clothing = await ProductCategory.create(name="Clothing", handle="clothing", is_active=True)
+    tops = await ProductCategory.create(name="Tops", handle="tops", is_active=True, parent_category=clothing)
+    hoodies = await ProductCategory.create(name="Hoodies", handle="hoodies", is_active=True, parent_category=tops)
+    sale = await ProductCategory.create(name="Sale", handle="sale", parent_category=clothing)
+    outlet = await ProductCategory.create(name="Outlet", handle="outlet", is_active=True, parent_category=sale)
+    await tops.products.add(await Product.get(id="prod_t_shirt"))
+    await hoodies.products.add(await Product.get(id="prod_hoodie"))
+    await sale.products.add(await Product.get(id="prod_shorts"))
+    await outlet.products.add(*await Product.filter(id__in=["prod_socks", "prod_hoodie"]))
+    return {c.handle: c for c in (clothing, tops, hoodies, sale, outlet)}
+
+
+async def test_the_category_filter_matches_only_categories_a_shopper_may_see(client, seeded):
+    tree = await _category_tree()
+    r = await client.get(f"/store/products?category_id[]={tree['tops'].id}")
+    assert ids(r.json()) == {"prod_t_shirt"}
+    # an inactive category, and an active one under it, match nothing
+    for hidden in ("sale", "outlet"):
+        r = await client.get(f"/store/products?category_id[]={tree[hidden].id}")
+        assert r.status_code == 200 and r.json()["count"] == 0 and r.json()["products"] == []
+
+
+async def test_include_category_children_stops_at_hidden_categories(client, seeded):
+    tree = await _category_tree()
+    r = await client.get(f"/store/products?category_id[]={tree['clothing'].id}&include_category_children=true")
+    assert ids(r.json()) == {"prod_t_shirt", "prod_hoodie"} and r.json()["count"] == 2
+    r = await client.get(f"/store/products?category_id[]={tree['sale'].id}&include_category_children=true")
+    assert r.json()["count"] == 0
+
+
+async def test_expanded_categories_are_only_those_a_shopper_may_see(client, seeded):
+    tree = await _category_tree()
+    r = await client.get("/store/products/prod_hoodie?expand=categories")
+    assert [c["id"] for c in r.json()["product"]["categories"]] == [tree["hoodies"].id]
+    r = await client.get("/store/products?expand=categories&id[]=prod_shorts,prod_t_shirt")
+    shown = {p["id"]: [c["handle"] for c in p["categories"]] for p in r.json()["products"]}
+    assert shown == {"prod_shorts": [], "prod_t_shirt": ["tops"]}
+    assert "categories" not in (await client.get("/store/products/prod_hoodie")).json()["product"]
+
+
+async def test_a_page_runs_as_many_statements_for_fifty_full_products_as_for_one(client, region_ids):
+    # Given a catalogue of one product with 10 variants (prices in two currencies and for the
+    # region, options, images, tags, a type), then of fifty such products
+    await hide_seeded_products()
+    await full_products(1)
+    url = f"/store/products?limit=12&region_id={region_ids['EU']}&expand=variants,variants.prices," \
+          "variants.options,options,options.values,images,tags,collection,type,profiles,categories"
+    await client.get(url)
+    async with count_queries() as one:
+        r1 = await client.get(url)
+    await full_products(49, first=1)
+    async with count_queries() as fifty:
+        r50 = await client.get(url)
+    assert len(r1.json()["products"]) == 1 and len(r50.json()["products"]) == 12 and r50.json()["count"] == 50
+    for product in r50.json()["products"]:
+        assert len(product["variants"]) == 10 and len(product["tags"]) == 2 and len(product["categories"]) == 1
+        assert all(v["calculated_price"] and v["calculated_tax"] for v in product["variants"])
+    # the same statements; a page shorter than its limit needs no count
+    assert one and without_counts(fifty) == without_counts(one), "\n".join(fifty)
+    assert len(fifty) <= len(one) + 1
+
+
+async def test_a_product_changed_in_the_admin_reaches_the_store_at_once(client, admin_headers, seeded):
+    # No product read is cached: the next store read shows the change.
+    assert (await client.get("/store/products/prod_cap")).json()["product"]["title"] == "Medusa Cap"
+    r = await client.post("/admin/products/prod_cap", json={"title": "Medusa Cap II"}, headers=admin_headers)
+    assert r.status_code == 200, r.text
+    assert (await client.get("/store/products/prod_cap")).json()["product"]["title"] == "Medusa Cap II"
+    listed = (await client.get("/store/products?id[]=prod_cap")).json()["products"]
+    assert [p["title"] for p in listed] == ["Medusa Cap II"]
+    r = await client.post("/admin/products/prod_cap", json={"status": "draft"}, headers=admin_headers)
+    assert r.status_code == 200 and (await client.get("/store/products/prod_cap")).status_code == 404
