@@ -17,15 +17,35 @@ import signal
 import threading
 import time
 
-from dramatiq import Middleware
-from dramatiq.asyncio import get_event_loop_thread
-from tortoise import Tortoise
 
-from app.config import Settings
-from services import files
-from workers.broker import load_actors, setup_broker
-from workers.logs import configure_logging
-from workers.tracking import JobTracking
+def _stops_once(handler):
+    """Dramatiq's handler, called only while its process is still running (its `running` flag):
+    a second call would exit the process at once, threads and all."""
+    names = handler.__code__.co_freevars
+    running = handler.__closure__[names.index("running")] if "running" in names else None
+
+    def stop_once(signum, frame):
+        if running is None or running.cell_contents:
+            handler(signum, frame)
+    return stop_once
+
+
+# Dramatiq's handler in a worker process exits it on a second SIGTERM, and a signal to the group
+# arrives twice (directly and forwarded by the parent), possibly while the process still boots.
+# The guard goes in before the imports below, which take the longest of the boot.
+_dramatiq_handler = signal.getsignal(signal.SIGTERM)
+if getattr(_dramatiq_handler, "__qualname__", "") == "worker_process.<locals>.termhandler":
+    signal.signal(signal.SIGTERM, _stops_once(_dramatiq_handler))
+
+from dramatiq import Middleware  # noqa: E402
+from dramatiq.asyncio import get_event_loop_thread  # noqa: E402
+from tortoise import Tortoise  # noqa: E402
+
+from app.config import Settings  # noqa: E402
+from services import files  # noqa: E402
+from workers.broker import load_actors, setup_broker  # noqa: E402
+from workers.logs import configure_logging  # noqa: E402
+from workers.tracking import JobTracking  # noqa: E402
 
 __all__ = ["TortoiseInit", "GracefulStop"]
 

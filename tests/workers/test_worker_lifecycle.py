@@ -177,6 +177,24 @@ async def test_sigterm_to_the_group_stops_within_the_grace_period_and_gives_the_
     assert inbox.accepted == [inbox.received[0]]
 
 
+async def test_sigterm_to_the_group_while_its_processes_boot_stops_them_cleanly(private_redis):
+    # Given a worker command whose worker processes have just been forked (still importing)
+    worker = _commerce("worker", "--processes", "2", "--threads", "1", redis_url=private_redis.url)
+    try:
+        await _until(lambda: len(_children(worker.pid)) >= 2, timeout=30)
+        # When SIGTERM reaches the whole group at once (each worker process gets it twice)
+        stopped_at = time.monotonic()
+        os.killpg(worker.pid, signal.SIGTERM)
+        _, err = worker.communicate(timeout=20)
+        log = err.decode(errors="replace")
+        # I expect a clean stop: within the grace period, exit 0, no process killed mid-boot
+        assert time.monotonic() - stopped_at < 3 + 1.5, log[-3000:]
+        assert worker.returncode == 0, log[-3000:]
+        assert "Killing worker process" not in log, log[-3000:]
+    finally:
+        _kill_group(worker)
+
+
 async def test_killing_the_parent_leaves_no_worker_process_behind(private_redis):
     # Given a worker command with two worker processes up
     worker = _commerce("worker", "--processes", "2", "--threads", "1", redis_url=private_redis.url)
