@@ -149,19 +149,7 @@ class ProductIds(Body):
     product_ids: Annotated[list[NonEmptyStr], max_items(MAX_IDS)]
 
 
-def _xor(prices: list[NewPrice]) -> None:
-    """Medusa's XOR rule: a region or a currency, never both; a change by id may name neither."""
-    for p in prices:
-        both, neither = p.region_id is not None and p.currency_code is not None, not p.region_id and not p.currency_code
-        if both or (neither and not getattr(p, "id", None)):
-            raise InvalidData(
-                'Failed XOR relation between "region_id" and "currency_code"., '
-                'Failed XOR relation between "currency_code" and "region_id".'
-            )
-
-
 def _inputs(prices: list[NewPrice]) -> list[PriceInput]:
-    _xor(prices)
     return [
         PriceInput(
             variant_id=p.variant_id, amount=p.amount, region_id=p.region_id, currency_code=p.currency_code,

@@ -18,6 +18,7 @@ from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
 from models import Currency, CustomerGroup, MoneyAmount, PriceList, Product, ProductVariant, Region
+from services.catalog.product_prices import check_target
 from services.catalog.products import AdminProductFilter, PricedProducts, list_admin_products
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
@@ -214,6 +215,11 @@ def _bounds(p: PriceInput) -> dict:
     return {k: None for k in ("min_quantity", "max_quantity") if getattr(p, k) is KEEP}
 
 
+def _check_targets(prices: list[PriceInput]) -> None:
+    for p in prices:
+        check_target(p.region_id, p.currency_code, p.id)
+
+
 async def _write_prices(price_list: PriceList, prices: list[PriceInput]) -> None:
     new, changed = await _rows(price_list, prices)
     for row in changed:
@@ -226,6 +232,7 @@ async def create_price_list(
     *, name: str, description: str, type: str, prices: list[PriceInput], status: str = "draft",
     starts_at: datetime | None = None, ends_at: datetime | None = None, customer_groups: list[str] | None = None,
 ) -> LoadedPriceList:
+    _check_targets(prices)
     _check_window(starts_at, ends_at)
     async with atomic():
         groups = await _groups(customer_groups or [])
@@ -242,6 +249,7 @@ async def update_price_list(price_list_id: str, *, prices: list[PriceInput] | No
                             customer_groups: list[str] | None = None, **changes: Any) -> LoadedPriceList:
     """The given columns changed (`starts_at`/`ends_at` None: cleared); prices with an id are
     changed, others added, the rest kept; `customer_groups` replaces the groups ([] clears)."""
+    _check_targets(prices or [])
     async with atomic():
         price_list = await _live(price_list_id, lock=True)
         price_list.update_from_dict(changes)
@@ -258,6 +266,7 @@ async def update_price_list(price_list_id: str, *, prices: list[PriceInput] | No
 
 async def add_prices(price_list_id: str, prices: list[PriceInput], *, override: bool = False) -> LoadedPriceList:
     """New prices for the list (an `id` given is not reused); `override`: they replace all others."""
+    _check_targets(prices)
     async with atomic():
         price_list = await _live(price_list_id, lock=True)
         new, _ = await _rows(price_list, [replace(p, id=None, **_bounds(p)) for p in prices])

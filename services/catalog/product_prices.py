@@ -17,7 +17,7 @@ from models import Currency, MoneyAmount, Region
 from services.core.errors import InvalidData, NotFound
 from services.core.ids import fitting
 
-__all__ = ["check_prices", "new_price_rows", "replace_prices", "XOR_MESSAGE"]
+__all__ = ["check_target", "check_prices", "new_price_rows", "replace_prices", "XOR_MESSAGE"]
 
 XOR_MESSAGE = (
     'Failed XOR relation between "region_id" and "currency_code"., '
@@ -25,13 +25,18 @@ XOR_MESSAGE = (
 )
 
 
+def check_target(region_id: str | None, currency_code: str | None, price_id: str | None = None) -> None:
+    """Medusa's XOR rule: a price names a region or a currency, never both; a change of an
+    existing price (by id) may name neither."""
+    if (region_id and currency_code) or (not region_id and not currency_code and not price_id):
+        raise InvalidData(XOR_MESSAGE)
+
+
 async def check_prices(prices: list[dict]) -> dict[str, str]:
     """Each price names a region or a currency (one with an `id` may name neither), and they
     exist: the currency of each region named, by region id. One query per kind."""
     for p in prices:
-        region, currency = p.get("region_id"), p.get("currency_code")
-        if (region and currency) or (not region and not currency and not p.get("id")):
-            raise InvalidData(XOR_MESSAGE)
+        check_target(p.get("region_id"), p.get("currency_code"), p.get("id"))
     wanted = fitting(Region, [p["region_id"] for p in prices if p.get("region_id")])
     regions = dict(await Region.filter(id__in=wanted, deleted_at=None).values_list("id", "currency_code")) if wanted else {}
     missing = next((p["region_id"] for p in prices if p.get("region_id") and p["region_id"] not in regions), None)
