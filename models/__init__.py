@@ -9,6 +9,7 @@ from models.collection import ProductCollection
 from models.customer import Address, Customer, CustomerGroup
 from models.draft_order import DraftOrder
 from models.discount import Discount, DiscountCondition, DiscountRule
+from models.fulfillment import Fulfillment, FulfillmentItem, TrackingLink
 from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
 from models.invite import Invite
@@ -28,6 +29,7 @@ from models.publishable_api_key import PublishableApiKey
 from models.rate_counter import RateCounter
 from models.region import Country, FulfillmentProvider, PaymentProvider, Region, TaxProvider, TaxRate
 from models.return_reason import ReturnReason
+from models.returns import Refund, Return, ReturnItem
 from models.sales_channel import SalesChannel
 from models.session import Session
 from models.shipping import ShippingOption, ShippingOptionRequirement, ShippingProfile
@@ -36,12 +38,12 @@ from models.user import User
 
 __models__ = [
     Address, BatchJob, Cart, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
-    DisplaySequence, DraftOrder, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
+    DisplaySequence, DraftOrder, Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,
     PaymentSession, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,
-    ProductTag, ProductType, ProductVariant, PublishableApiKey, RateCounter, Region, ReturnReason, SalesChannel, Session,
+    ProductTag, ProductType, ProductVariant, PublishableApiKey, RateCounter, Refund, Region, Return, ReturnItem, ReturnReason, SalesChannel, Session,
     ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store,
-    TaxProvider, TaxRate, User,
+    TaxProvider, TaxRate, TrackingLink, User,
 ]
 __all__ = [m.__name__ for m in __models__]

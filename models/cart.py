@@ -110,6 +110,7 @@ class ShippingMethod(Entity):
         "models.Cart", related_name="shipping_methods", null=True, on_delete=fields.CASCADE
     )
     order_id = fields.CharField(max_length=64, null=True)
+    return_id = fields.CharField(max_length=64, null=True)  # the return shipment of a return
     price = fields.BigIntField()  # minor units; 0 while a free-shipping discount is on the cart
     data = fields.JSONField(default=dict)
 

@@ -46,6 +46,10 @@ PREFIXES = {
     "publishable_api_key": "pk",
     "product_category": "pcat",
     "price_list": "pl",
+    "fulfillment": "ful",
+    "tracking_link": "tlink",
+    "return": "ret",
+    "refund": "ref",
 }
 
 

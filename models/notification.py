@@ -26,6 +26,7 @@ class Notification(Entity):
     attempts = fields.IntField(default=0)
     last_error = fields.TextField(null=True)
     sent_at = fields.DatetimeField(null=True)
+    parent_id = fields.CharField(max_length=64, null=True)  # the notification this one resends
 
     class Meta:
         table = "notification"
