@@ -22,7 +22,7 @@ __all__ = [
 
 PRODUCT_DEFAULTS = {"status": "draft", "discountable": True, "is_giftcard": False}
 VARIANT_DEFAULTS = {"inventory_quantity": 0, "allow_backorder": False, "manage_inventory": True}
-# Each unique among live variants, as in Medusa v1 (only `sku` has a database index).
+# Each unique among live variants, as in Medusa v1; here each has a live-unique index too.
 VARIANT_CODES = ("sku", "barcode", "ean", "upc")
 MAX_HANDLE = 255  # the column's length
 
@@ -75,16 +75,19 @@ async def ensure_codes_free(variants: list[dict]) -> None:
 
 
 @asynccontextmanager
-async def clashes_refused(handle: str | None = None, skus: Iterable[str] = ()) -> AsyncIterator[None]:
-    """Around a write's transaction: a handle or SKU taken by a concurrent request between the
-    checks above and the insert breaks a unique index; it is answered as the checks answer it."""
+async def clashes_refused(handle: str | None = None, variants: Iterable[dict] = ()) -> AsyncIterator[None]:
+    """Around a write's transaction: a handle or a variant code taken by a concurrent request
+    between the checks above and the insert breaks a unique index; it is answered as the checks
+    answer it (`variants`: the variant columns written, for the code PostgreSQL does not name)."""
     try:
         yield
     except IntegrityError as e:
         text = str(e)
         if "product_handle_live" in text or "product.handle" in text:
             raise Duplicate(f"Product with handle {handle} already exists.") from None
-        if "product_variant_sku_live" in text or "product_variant.sku" in text:
-            found = re.search(r"\(sku\)=\((.*)\)", text)
-            raise duplicate_code("sku", found.group(1) if found else ", ".join(skus)) from None
+        for column in VARIANT_CODES:
+            if f"product_variant_{column}_live" in text or f"product_variant.{column}" in text:
+                found = re.search(rf"\({column}\)=\((.*)\)", text)
+                given = ", ".join(v[column] for v in variants if v.get(column))
+                raise duplicate_code(column, found.group(1) if found else given) from None
         raise

@@ -212,7 +212,7 @@ async def soft_delete_variants(variant_ids: list[str]) -> None:
 
 async def add_variant(product_id: str, data: dict, relations: tuple[str, ...]) -> PricedProducts:
     """A new variant ranked last; its options as `{option_id, value}`."""
-    async with clashes_refused(skus=[data["sku"]] if data.get("sku") else ()):
+    async with clashes_refused(variants=[data]):
         async with atomic():
             await locked_product(product_id)
             options = await product_options(product_id)
@@ -227,7 +227,7 @@ async def add_variant(product_id: str, data: dict, relations: tuple[str, ...]) -
 
 async def update_variant(product_id: str, variant_id: str, data: dict, relations: tuple[str, ...]) -> PricedProducts:
     """The variant's given columns set, metadata merged, option values changed, prices replaced."""
-    async with clashes_refused(skus=[data["sku"]] if data.get("sku") else ()):
+    async with clashes_refused(variants=[data]):
         async with atomic():
             await locked_product(product_id)
             if not fits(ProductVariant, variant_id) or not await ProductVariant.exists(

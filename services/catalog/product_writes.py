@@ -49,7 +49,7 @@ async def create_product(data: dict, relations: tuple[str, ...]) -> PricedProduc
     """`data`: the fields of Medusa's AdminPostProductsReq (variants' options by position)."""
     variants = data.get("variants") or []
     handle = data.get("handle") or handle_from_title(data["title"])
-    async with clashes_refused(handle, [v["sku"] for v in variants if v.get("sku")]):
+    async with clashes_refused(handle, variants):
         async with atomic():
             product_id = await _create(data, handle, variants)
     return await get_admin_product(product_id, relations)
@@ -97,7 +97,7 @@ async def update_product(product_id: str, data: dict, relations: tuple[str, ...]
     cleared, `variants` is the product's whole list of variants (see §2.4)."""
     handle = data.get("handle")
     variants = data.get("variants")
-    async with clashes_refused(handle, [v["sku"] for v in variants or () if v.get("sku")]):
+    async with clashes_refused(handle, variants or ()):
         async with atomic():
             await _update(product_id, data)
     return await get_admin_product(product_id, relations)

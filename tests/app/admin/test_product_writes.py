@@ -269,7 +269,7 @@ async def test_codes_held_by_a_live_variant_are_refused_and_a_deleted_ones_are_f
     assert again["variants"][0]["sku"] == "S1"
 
 
-async def test_a_handle_or_sku_taken_by_a_racing_request_is_the_same_422(client, admin_headers, monkeypatch):
+async def test_a_handle_or_code_taken_by_a_racing_request_is_the_same_422(client, admin_headers, monkeypatch):
     # Given a racing request took the handle and the SKU after this one checked them
     async def unchecked(*args, **kwargs):
         return None
@@ -283,7 +283,11 @@ async def test_a_handle_or_sku_taken_by_a_racing_request_is_the_same_422(client,
     r = await client.post("/admin/products", json={"title": "Cup", "variants": [
         {"title": "One", "sku": "MUG-1", "prices": []}]}, headers=admin_headers)
     assert r.status_code == 422 and r.json()["message"] == "Product_variant with sku MUG-1 already exists."
-    assert await Product.filter(deleted_at=None).count() == 1
+    await create(client, admin_headers, title="Plate", variants=[{"title": "One", "barcode": "B-1", "prices": []}])
+    r = await client.post("/admin/products", json={"title": "Bowl", "variants": [
+        {"title": "One", "barcode": "B-1", "prices": []}]}, headers=admin_headers)
+    assert r.status_code == 422 and r.json()["message"] == "Product_variant with barcode B-1 already exists."
+    assert await Product.filter(deleted_at=None).count() == 2
 
 
 # ---------------------------------------------------------------- update
