@@ -4,8 +4,10 @@
 Lines always show their variant, adjustments, tax lines and totals, and shipping methods their
 option, tax lines and totals: they are loaded for the totals anyway (as in Medusa v1, whose
 answers show them too). The top-level totals are on every order, whatever `fields` names: they
-cost nothing more to show. Returns, swaps, claims, fulfillments, refunds and order edits do not
-exist here yet; their keys show as empty lists because Medusa's clients read them.
+cost nothing more to show. Fulfillments always show their items and tracking links, returns their
+items (each with its reason) and return shipping: all are read for the page at once. Swaps,
+claims and order edits do not exist here yet; their keys show as empty lists because Medusa's
+clients read them.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from app.web.serialize import dump, relation_tree
-from models import LineItem, ShippingMethod
+from models import Fulfillment, LineItem, Return, ShippingMethod
 from services.orders.totals import TOTAL_KEYS
-from services.orders.view import OrderView, load_order_view
+from services.orders.view import AfterSale, OrderView, load_order_view
 
 __all__ = [
     "ORDER_COLUMNS", "STORE_COLUMNS", "STORE_RELATIONS", "STORE_ALLOWED_RELATIONS", "ADMIN_RELATIONS",
     "ADMIN_ALLOWED_RELATIONS", "PLACED_RELATIONS", "TOTAL_KEYS", "FIELD_EXTRAS", "order_json",
-    "placed_order_json", "item_json",
+    "placed_order_json", "item_json", "fulfillment_json", "return_json",
 ]
 
 ORDER_COLUMNS = (
@@ -40,7 +42,7 @@ STORE_RELATIONS = (
     "region",
 )
 STORE_ALLOWED_RELATIONS = STORE_RELATIONS + ("billing_address",)
-_EMPTY = ("fulfillments", "returns", "claims", "swaps", "refunds", "edits")
+_EMPTY = ("claims", "swaps", "edits")
 # Medusa v1's admin defaults; the nested names under relations that do not exist yet are accepted.
 ADMIN_RELATIONS = (
     "billing_address", "claims", "claims.additional_items", "claims.additional_items.variant",
@@ -148,6 +150,26 @@ def _method(view: OrderView, method: ShippingMethod) -> dict:
     return data
 
 
+def fulfillment_json(after: AfterSale, fulfillment: Fulfillment) -> dict:
+    data = dump(fulfillment)
+    data["items"] = [dump(i) for i in after.fulfillment_items.get(fulfillment.id, [])]
+    data["tracking_links"] = [dump(t) for t in after.tracking_links.get(fulfillment.id, [])]
+    return data
+
+
+def return_json(after: AfterSale, ret: Return) -> dict:
+    """The return with its items (each with its reason) and its shipping method (with the
+    option and tax lines), null when it is shipped back without one."""
+    data = dump(ret)
+    data["items"] = [dump(i, {"reason": {}}) for i in after.return_items.get(ret.id, [])]
+    method = after.return_methods.get(ret.id)
+    data["shipping_method"] = None
+    if method is not None:
+        data["shipping_method"] = dump(method, {"shipping_option": {}})
+        data["shipping_method"]["tax_lines"] = [dump(t) for t in after.return_method_tax_lines.get(method.id, [])]
+    return data
+
+
 def _one(name: str):
     return lambda view, below: dump(getattr(view.order, name))
 
@@ -162,5 +184,8 @@ _RELATIONS = {
         _columns(t, _TRANSACTION_COLUMNS) for t in view.gift_card_transactions
     ],
     "payments": lambda view, below: [_columns(p, _PAYMENT_COLUMNS) for p in view.payments],
+    "fulfillments": lambda view, below: [fulfillment_json(view.after_sale, f) for f in view.after_sale.fulfillments],
+    "refunds": lambda view, below: [dump(r) for r in view.after_sale.refunds],
+    "returns": lambda view, below: [return_json(view.after_sale, r) for r in view.after_sale.returns],
     **{name: (lambda view, below: []) for name in _EMPTY},
 }

@@ -10,8 +10,8 @@ from tortoise.models import Model
 
 from models import (
     Address, BatchJob, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
-    FulfillmentProvider, GiftCard, Image, Invite, MoneyAmount, Note,
-    OAuthApp, PriceList, PublishableApiKey, ReturnReason,
+    Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, Image, Invite, MoneyAmount, Note,
+    OAuthApp, PriceList, PublishableApiKey, Refund, Return, ReturnItem, ReturnReason, TrackingLink,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
     ShippingOption, ShippingOptionRequirement, TaxRate,
     PaymentProvider, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
@@ -120,6 +120,22 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     TaxRate: ("id", "rate", "code", "name", "region_id", "created_at", "updated_at", "metadata"),
     ReturnReason: ("id", "value", "label", "parent_return_reason_id", "description") + _ENTITY,
     Note: ("id", "resource_type", "resource_id", "value", "author_id") + _ENTITY,
+    # After the sale (reference orders §1.6).
+    Fulfillment: (
+        "id", "swap_id", "claim_order_id", "order_id", "provider_id", "location_id", "tracking_numbers", "data",
+        "shipped_at", "no_notification", "canceled_at", "idempotency_key",
+    ) + _ENTITY[:-1],
+    FulfillmentItem: ("fulfillment_id", "item_id", "quantity"),
+    TrackingLink: ("id", "url", "tracking_number", "fulfillment_id", "idempotency_key") + _ENTITY,
+    Return: (
+        "id", "status", "swap_id", "claim_order_id", "order_id", "shipping_data", "location_id", "refund_amount",
+        "no_notification", "idempotency_key", "received_at",
+    ) + _ENTITY[:-1],
+    ReturnItem: (
+        "return_id", "item_id", "quantity", "is_requested", "requested_quantity", "received_quantity", "reason_id",
+        "note", "metadata",
+    ),
+    Refund: ("id", "order_id", "payment_id", "amount", "note", "reason", "idempotency_key") + _ENTITY[:-1],
     # `includes_tax` only exists with the tax_inclusive_pricing flag, which is off here.
     PriceList: ("id", "name", "description", "type", "status", "starts_at", "ends_at") + _TS,
 }

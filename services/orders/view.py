@@ -9,14 +9,14 @@ deleted since (a variant, a discount, the region) still show: the order keeps it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tortoise.query_utils import Prefetch
 from tortoise.queryset import QuerySet
 
 from models import (
-    Discount, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment,
-    ShippingMethod, ShippingMethodTaxLine,
+    Discount, Fulfillment, FulfillmentItem, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment,
+    LineItemTaxLine, Order, Payment, Refund, Return, ReturnItem, ShippingMethod, ShippingMethodTaxLine, TrackingLink,
 )
 from services.carts.view import amount_discount, has_free_shipping
 from services.core.errors import NotFound
@@ -26,12 +26,28 @@ from services.carts.totals import ItemInput, ShippingInput
 
 __all__ = [
     "OrderView", "orders_query", "load_views", "load_order_view", "load_order_view_by_cart",
-    "NOT_FOUND", "ADMIN_NOT_FOUND", "compute_totals", "rows_by",
+    "NOT_FOUND", "ADMIN_NOT_FOUND", "compute_totals", "rows_by", "AfterSale", "load_after_sale",
 ]
 
 NOT_FOUND = "Order with id {id} was not found"  # the store's wording
 ADMIN_NOT_FOUND = "Order with id: {id} was not found"  # the admin's (reference extra §6.2)
 ORDER_JOINS = ("region", "customer", "shipping_address", "billing_address", "sales_channel")
+
+
+@dataclass
+class AfterSale:
+    """What happened to an order after it was placed: its fulfillments (with their items and live
+    tracking links), refunds and returns (with their items, each item's reason, and the return's
+    shipping method with its option and tax lines), oldest first."""
+
+    fulfillments: list[Fulfillment] = field(default_factory=list)
+    fulfillment_items: dict[str, list[FulfillmentItem]] = field(default_factory=dict)  # by fulfillment id
+    tracking_links: dict[str, list[TrackingLink]] = field(default_factory=dict)  # by fulfillment id
+    refunds: list[Refund] = field(default_factory=list)
+    returns: list[Return] = field(default_factory=list)
+    return_items: dict[str, list[ReturnItem]] = field(default_factory=dict)  # by return id, with reason
+    return_methods: dict[str, ShippingMethod] = field(default_factory=dict)  # by return id, with option
+    return_method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)  # by method id
 
 
 @dataclass
@@ -45,6 +61,7 @@ class OrderView:
     gift_card_transactions: list[GiftCardTransaction]
     payments: list[Payment]
     totals: OrderTotals
+    after_sale: AfterSale = field(default_factory=AfterSale)
 
     @property
     def discounts(self) -> list[Discount]:
@@ -114,6 +131,7 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
     )
     payments = rows_by(await Payment.filter(order_id__in=ids).order_by("created_at", "id"), "order_id", ids)
     items_of, methods_of = rows_by(items, "order_id", ids), rows_by(methods, "order_id", ids)
+    after_sale = await load_after_sale(ids)
     views = []
     for order in orders:
         mine, shipped = items_of[order.id], methods_of[order.id]
@@ -124,8 +142,46 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
             method_tax_lines={m.id: method_lines[m.id] for m in shipped},
             gift_card_transactions=transactions[order.id], payments=payments[order.id],
         )
-        views.append(OrderView(**parts, totals=compute_totals(**parts)))
+        views.append(OrderView(**parts, totals=compute_totals(**parts), after_sale=after_sale[order.id]))
     return views
+
+
+async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
+    """The after-sale rows of each order: three statements, and one more per kind of child row
+    that exists (fulfillment items and tracking links, return items, return shipping)."""
+    fulfillments = await Fulfillment.filter(order_id__in=order_ids).order_by("created_at", "id")
+    refunds = await Refund.filter(order_id__in=order_ids).order_by("created_at", "id")
+    returns = await Return.filter(order_id__in=order_ids).order_by("created_at", "id")
+    ful_ids, ret_ids = [f.id for f in fulfillments], [r.id for r in returns]
+    items = rows_by(await FulfillmentItem.filter(fulfillment_id__in=ful_ids).order_by("id"), "fulfillment_id",
+                    ful_ids) if ful_ids else {}
+    links = rows_by(
+        await TrackingLink.filter(fulfillment_id__in=ful_ids, deleted_at=None).order_by("created_at", "id"),
+        "fulfillment_id", ful_ids,
+    ) if ful_ids else {}
+    return_items = rows_by(
+        await ReturnItem.filter(return_id__in=ret_ids).select_related("reason").order_by("id"), "return_id", ret_ids,
+    ) if ret_ids else {}
+    methods = await ShippingMethod.filter(return_id__in=ret_ids).select_related("shipping_option").prefetch_related(
+        "tax_lines"
+    ) if ret_ids else []
+    out = {order_id: AfterSale() for order_id in order_ids}
+    for f in fulfillments:
+        part = out[f.order_id]
+        part.fulfillments.append(f)
+        part.fulfillment_items[f.id], part.tracking_links[f.id] = items[f.id], links[f.id]
+    for r in refunds:
+        out[r.order_id].refunds.append(r)
+    by_return = {m.return_id: m for m in methods}
+    for r in returns:
+        part = out[r.order_id]
+        part.returns.append(r)
+        part.return_items[r.id] = return_items[r.id]
+        method = by_return.get(r.id)
+        if method is not None:
+            part.return_methods[r.id] = method
+            part.return_method_tax_lines[method.id] = list(method.tax_lines)
+    return out
 
 
 def rows_by(rows: list, key: str, keys: list[str]) -> dict[str, list]:
