@@ -37,6 +37,7 @@ class ListFilters(Filters):
     is_giftcard: BoolStr = None
     region_id: str | None = None
     currency_code: str | None = None
+    cart_id: str | None = None
     category_id: StrList = []  # only categories a shopper may see match
     include_category_children: BoolStr = None
     created_at: DateComparison | None = None
@@ -46,6 +47,7 @@ class ListFilters(Filters):
 class GetFilters(Filters):
     region_id: str | None = None
     currency_code: str | None = None
+    cart_id: str | None = None
     sales_channel_id: str | None = None
 
 
@@ -70,6 +72,6 @@ async def get(request: Request, product_id: str):
     q = parse_query(request.query_string, GET)
     priced = await get_store_product(
         product_id, q.relations, q.filters.region_id, q.filters.currency_code, await key_scope(request),
-        q.filters.sales_channel_id, await customer_id(request),
+        q.filters.sales_channel_id, await customer_id(request), q.filters.cart_id,
     )
     return json({"product": dump_products(priced, q.relations, q.fields)[0]})

@@ -9,7 +9,7 @@ from datetime import datetime
 from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
-from models import DiscountCondition, Product, ProductCategory, ProductVariant, Region
+from models import Cart, DiscountCondition, Product, ProductCategory, ProductVariant, Region
 from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
@@ -51,6 +51,7 @@ class _ProductFilter:
 class StoreProductFilter(_ProductFilter):
     region_id: str | None = None
     currency_code: str | None = None
+    cart_id: str | None = None  # its region prices the products
 
 
 @dataclass
@@ -68,8 +69,16 @@ class PricedProducts:
     prices: dict[str, dict]  # variant id -> price keys
 
 
-async def price_context_for(region_id: str | None, currency_code: str | None) -> PriceContext:
-    """The region (404 when unknown or deleted) or the bare currency a price is chosen for."""
+async def price_context_for(
+    region_id: str | None, currency_code: str | None, cart_id: str | None = None,
+) -> PriceContext:
+    """The region (404 when unknown or deleted) or the bare currency a price is chosen for; a
+    cart's region (404 for an unknown cart) wins over both, as in Medusa v1."""
+    if cart_id:
+        cart_region = await Cart.filter(id=cart_id, deleted_at=None).values_list("region_id", flat=True)
+        if not cart_region:
+            raise NotFound(f"Cart with {cart_id} was not found")
+        region_id, currency_code = cart_region[0], None
     region = None
     if region_id:
         region = await Region.get_or_none(id=region_id, deleted_at=None)
@@ -175,7 +184,7 @@ async def list_store_products(
 ) -> PricedProducts:
     """Published products of the channels asked for, else of the publishable key's `scope`, else
     of the store's default channel."""
-    ctx = await price_context_for(f.region_id, f.currency_code)
+    ctx = await price_context_for(f.region_id, f.currency_code, f.cart_id)
     channel_ids = listing_channels(scope, f.sales_channel_id) or [
         c for c in [(await get_store()).default_sales_channel_id] if c
     ]
@@ -187,11 +196,12 @@ async def list_store_products(
 async def get_store_product(
     product_id: str, relations: tuple[str, ...], region_id: str | None = None, currency_code: str | None = None,
     scope: KeyScope | None = None, sales_channel_id: str | None = None, customer_id: str | None = None,
+    cart_id: str | None = None,
 ) -> PricedProducts:
     """The published product; with a publishable key's `scope`, only one sold in the key's channels
     (a `sales_channel_id` given must be one of them too)."""
     check_channel(scope, [sales_channel_id] if sales_channel_id else [])
-    ctx = await price_context_for(region_id, currency_code)
+    ctx = await price_context_for(region_id, currency_code, cart_id)
     product = await find_one(
         Product.filter(id=product_id, deleted_at=None, status="published"), relations, PRODUCT_ALIASES
     )

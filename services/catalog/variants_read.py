@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
-from models import Cart, ProductVariant
+from models import ProductVariant
 from services.catalog.products import base_price_keys, price_context_for, price_keys
 from services.core.errors import NotFound
 from services.core.listing import FindConfig, find_one, find_page
@@ -63,15 +63,9 @@ def _filtered(f: VariantFilter) -> QuerySet:
 async def _price_keys(variants: list[ProductVariant], relations: tuple[str, ...], pricing: VariantPricing) -> dict:
     if "prices" not in relations or not variants:
         return {}
-    region_id, currency_code = pricing.region_id, pricing.currency_code
-    if pricing.cart_id:
-        cart = await Cart.filter(id=pricing.cart_id, deleted_at=None).only("id", "region_id").first()
-        if cart is None:
-            raise NotFound(f"Cart with {pricing.cart_id} was not found")
-        region_id, currency_code = cart.region_id, None
-    if not (region_id or currency_code or pricing.customer_id):
+    if not (pricing.cart_id or pricing.region_id or pricing.currency_code or pricing.customer_id):
         return base_price_keys(variants)
-    ctx = await price_context_for(region_id, currency_code)
+    ctx = await price_context_for(pricing.region_id, pricing.currency_code, pricing.cart_id)
     return await price_keys(variants, ctx, pricing.customer_id)
 
 

@@ -11,6 +11,7 @@ from models import (
     SalesChannel, ShippingProfile, TaxRate,
 )
 from services.store.defaults import get_store
+from tests.cart_factories import new_cart
 from tests.catalog_factories import full_products, hide_seeded_products, without_counts
 from tests.conftest import count_queries
 
@@ -304,6 +305,26 @@ async def test_a_known_region_overrides_the_currency_code(client, region_ids):
     r = await client.get(f"/store/products/prod_hoodie?region_id={region_ids['NA']}&currency_code=eur")
     for v in r.json()["product"]["variants"]:
         assert v["calculated_price"] == await base_amount(v["id"], "usd")
+
+
+async def test_a_carts_region_prices_the_products_whatever_region_or_currency_is_named(client, region_ids):
+    # Given a cart in the EU region
+    cart = await new_cart(client, "EU")
+    # When the products are read with its id and another region and currency
+    listed = await client.get(f"/store/products?cart_id={cart['id']}&region_id={region_ids['NA']}&currency_code=usd")
+    one = await client.get(f"/store/products/prod_hoodie?cart_id={cart['id']}&currency_code=usd")
+    # Then they are priced in euros, the cart's currency
+    for product in listed.json()["products"] + [one.json()["product"]]:
+        for v in product["variants"]:
+            assert [p["currency_code"] for p in v["prices"]] == ["eur"]
+            assert v["calculated_price"] == await base_amount(v["id"], "eur")
+
+
+async def test_an_unknown_cart_is_a_404(client, seeded):
+    for url in ("/store/products?cart_id=cart_nope", "/store/products/prod_t_shirt?cart_id=cart_nope"):
+        r = await client.get(url)
+        assert r.status_code == 404
+        assert r.json() == {"type": "not_found", "message": "Cart with cart_nope was not found"}
 
 
 async def test_unknown_region_is_a_404(client, seeded):
