@@ -9,7 +9,7 @@ Every column is shown (Medusa's admin drops `object`, the address ids, `external
 `idempotency_key`; the Order resource lists them).
 
 The operations (reference orders §3.3-3.7) answer the order as the get does, with the same
-`expand`/`fields`. Capture takes an `Idempotency-Key` (services/orders/keyed.py).
+`expand`/`fields`. Capture and refund take an `Idempotency-Key` (services/orders/keyed.py).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from services.orders.cancellation import cancel_order
 from services.orders.capture import capture_order
 from services.orders.keyed import run_keyed
 from services.orders.lifecycle import archive_order, complete_order
+from services.orders.refunds import refund_order
 from services.orders.listing import list_orders
 from services.orders.updates import update_order
 from services.orders.view import ADMIN_NOT_FOUND, load_order_view
@@ -74,22 +75,42 @@ async def update(request: Request, order_id: str):
     return json(await _answer(request, order_id))
 
 
-@bp.post("/<order_id:str>/capture")
-async def capture(request: Request, order_id: str):
+async def _keyed(request: Request, order_id: str, route: str, operation) -> Any:
+    """Run `operation(key)` under the request's Idempotency-Key (services/orders/keyed.py) and
+    answer the order; `key` is the header's value, for the providers' own idempotency."""
     only_keys(request.query_string, ADMIN_ONE)
+    key = request.headers.get("idempotency-key")
 
     async def run() -> dict:
-        await capture_order(order_id)
+        await operation(key)
         return await _answer(request, order_id)
 
-    done = await run_keyed(
-        request.headers.get("idempotency-key"), path=f"/admin/orders/{order_id}/capture",
-        body=request.json or None, params={"order_id": order_id}, run=run,
-    )
+    done = await run_keyed(key, path=f"/admin/orders/{order_id}/{route}", body=request.json or None,
+                           params={"order_id": order_id}, run=run)
     headers = key_headers(done.key)
     if done.replayed:
         headers["Idempotent-Replayed"] = "true"
     return json(done.body, 200, headers)
+
+
+@bp.post("/<order_id:str>/capture")
+async def capture(request: Request, order_id: str):
+    return await _keyed(request, order_id, "capture", lambda key: capture_order(order_id))
+
+
+class NewRefund(Body):
+    amount: int
+    reason: str
+    note: str | None = None
+    no_notification: bool | None = None
+
+
+@bp.post("/<order_id:str>/refund")
+async def refund(request: Request, order_id: str):
+    body = parse_body(request, NewRefund)
+    return await _keyed(request, order_id, "refund", lambda key: refund_order(
+        order_id, body.amount, body.reason, body.note, no_notification=body.no_notification, idempotency_key=key,
+    ))
 
 
 async def _move(request: Request, order_id: str, operation) -> Any:

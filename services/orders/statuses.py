@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from models import Order
 from services.core.errors import NotAllowed
 
-__all__ = ["Move", "MOVES", "plan", "STATUS", "PAYMENT", "FULFILLMENT"]
+__all__ = ["Move", "MOVES", "plan", "STATUS", "PAYMENT", "FULFILLMENT", "refunded_payment_status"]
 
 STATUS, PAYMENT, FULFILLMENT = "status", "payment_status", "fulfillment_status"
 _LIVE = ("pending", "completed", "archived", "requires_action")  # every order status but canceled
@@ -56,6 +56,8 @@ MOVES: dict[str, dict[str, Move]] = {
         # Captured money stays captured: a repeat neither calls the provider nor undoes a refund.
         PAYMENT: Move(_UNPAID, "captured", _CANCELED_ORDER.format("capture payment"), done=_PAID),
     },
+    # The amounts decide the payment status a refund leaves (refunded_payment_status).
+    "refund": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be refunded"))},
     # A payment the provider refused to capture: the merchant must look at it.
     "capture_refused": {PAYMENT: Move(_UNPAID, "requires_action")},
     "cancel": {
@@ -96,3 +98,11 @@ def plan(order: Order, operation: str, columns: tuple[str, ...] | None = None) -
                 changes[column] = move.to
     moving = [m for c, m in MOVES[operation].items() if m.to is not None and (columns is None or c in columns)]
     return None if done and moving else changes
+
+
+def refunded_payment_status(paid: int, refunded: int) -> str | None:
+    """The payment status once `refunded` of the `paid` money went back (§2.2): refunded when
+    all of it did, partially_refunded when some did; None when nothing was refunded."""
+    if paid > 0 and refunded >= paid:
+        return "refunded"
+    return "partially_refunded" if refunded > 0 else None

@@ -46,6 +46,10 @@ class PaymentProvider(Protocol):
     async def cancel(self, data: dict) -> dict:
         """Release an authorized payment that will not be captured; the payment's new data."""
 
+    async def refund(self, data: dict, amount: int, idempotency_key: str) -> dict:
+        """Give `amount` of the captured money back; the payment's new data. The same key comes
+        with every retry of one refund: a gateway uses it to refund once."""
+
     async def saved_methods(self, customer_id: str) -> list[dict]:
         """The customer's payment methods saved at the gateway (cards on file); none by default."""
 

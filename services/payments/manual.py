@@ -35,5 +35,8 @@ class ManualProvider:
     async def cancel(self, data: dict) -> dict:
         return {"status": "canceled"}
 
+    async def refund(self, data: dict, amount: int, idempotency_key: str) -> dict:
+        return dict(data)
+
     async def saved_methods(self, customer_id: str) -> list[dict]:
         return []

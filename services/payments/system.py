@@ -35,5 +35,8 @@ class SystemProvider:
     async def cancel(self, data: dict) -> dict:
         return {}
 
+    async def refund(self, data: dict, amount: int, idempotency_key: str) -> dict:
+        return {}
+
     async def saved_methods(self, customer_id: str) -> list[dict]:
         return []
