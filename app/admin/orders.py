@@ -9,7 +9,8 @@ Every column is shown (Medusa's admin drops `object`, the address ids, `external
 `idempotency_key`; the Order resource lists them).
 
 The operations (reference orders §3.3-3.7) answer the order as the get does, with the same
-`expand`/`fields`. Capture and refund take an `Idempotency-Key` (services/orders/keyed.py).
+`expand`/`fields`. Capture, refund, fulfillment and shipment take an `Idempotency-Key`
+(services/orders/keyed.py).
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from app.shapes.orders import order_json
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
 from app.web.errors import key_headers
 from app.web.responses import json
-from app.web.validation import AddressFields, Body, Email, parse_body
+from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from services.orders.cancellation import cancel_order
 from services.orders.capture import capture_order
+from services.orders.fulfilments import cancel_fulfillment, fulfil_order
 from services.orders.keyed import run_keyed
 from services.orders.lifecycle import archive_order, complete_order
 from services.orders.refunds import refund_order
+from services.orders.shipments import ship_fulfillment
+from services.orders.shipping_methods import add_shipping_method
 from services.orders.listing import list_orders
 from services.orders.updates import update_order
 from services.orders.view import ADMIN_NOT_FOUND, load_order_view
@@ -111,6 +115,58 @@ async def refund(request: Request, order_id: str):
     return await _keyed(request, order_id, "refund", lambda key: refund_order(
         order_id, body.amount, body.reason, body.note, no_notification=body.no_notification, idempotency_key=key,
     ))
+
+
+class FulfilledItem(Body):
+    item_id: NonEmptyStr
+    quantity: int
+
+
+class NewFulfillment(Body):
+    items: list[FulfilledItem]
+    no_notification: bool | None = None
+    location_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@bp.post("/<order_id:str>/fulfillment")
+async def fulfil(request: Request, order_id: str):
+    body = parse_body(request, NewFulfillment)
+    return await _keyed(request, order_id, "fulfillment", lambda key: fulfil_order(
+        order_id, [i.model_dump() for i in body.items], no_notification=body.no_notification,
+        location_id=body.location_id, metadata=body.metadata,
+    ))
+
+
+@bp.post("/<order_id:str>/fulfillments/<fulfillment_id:str>/cancel")
+async def cancel_fulfilment(request: Request, order_id: str, fulfillment_id: str):
+    return await _move(request, order_id, lambda o: cancel_fulfillment(o, fulfillment_id))
+
+
+class NewShipment(Body):
+    fulfillment_id: NonEmptyStr
+    tracking_numbers: list[str] | None = None
+    no_notification: bool | None = None
+
+
+@bp.post("/<order_id:str>/shipment")
+async def ship(request: Request, order_id: str):
+    body = parse_body(request, NewShipment)
+    return await _keyed(request, order_id, "shipment", lambda key: ship_fulfillment(
+        order_id, body.fulfillment_id, body.tracking_numbers, no_notification=body.no_notification,
+    ))
+
+
+class NewShippingMethod(Body):
+    price: int
+    option_id: NonEmptyStr
+    data: dict[str, Any] | None = None
+
+
+@bp.post("/<order_id:str>/shipping-methods")
+async def add_method(request: Request, order_id: str):
+    body = parse_body(request, NewShippingMethod)
+    return await _move(request, order_id, lambda o: add_shipping_method(o, body.option_id, body.price, body.data))
 
 
 async def _move(request: Request, order_id: str, operation) -> Any:

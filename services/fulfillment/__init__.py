@@ -35,6 +35,13 @@ class FulfillmentProvider(Protocol):
     async def validate_fulfillment_data(self, option_data: dict, data: dict) -> dict:
         """A shopper's data for a shipping method of that option: the data to keep on the method."""
 
+    async def create_fulfillment(self, method_data: dict, items: list[dict], order_id: str) -> dict:
+        """Hand `items` ({item_id, quantity}) of the order to the carrier, as the shipping method's
+        data says; the fulfillment's data (e.g. the carrier's reference)."""
+
+    async def cancel_fulfillment(self, data: dict) -> dict:
+        """Call back a fulfillment not yet shipped (`data`: the fulfillment's); its new data."""
+
 
 _PROVIDERS: dict[str, FulfillmentProvider] = {}
 

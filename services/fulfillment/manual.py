@@ -1,5 +1,6 @@
 """The `manual` provider (medusa-fulfillment-manual): the shop ships by itself. It offers one
-way to ship and one to take returns, cannot calculate prices, and keeps a method's data as given."""
+way to ship and one to take returns, cannot calculate prices, keeps a method's data as given, and
+has nothing to tell a carrier when an order is fulfilled."""
 
 from __future__ import annotations
 
@@ -21,4 +22,10 @@ class ManualProvider:
         return False
 
     async def validate_fulfillment_data(self, option_data: dict, data: dict) -> dict:
+        return dict(data)
+
+    async def create_fulfillment(self, method_data: dict, items: list[dict], order_id: str) -> dict:
+        return {}
+
+    async def cancel_fulfillment(self, data: dict) -> dict:
         return dict(data)

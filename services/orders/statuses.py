@@ -11,11 +11,15 @@ repeat changes nothing and calls no provider.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from models import Order
 from services.core.errors import NotAllowed
 
-__all__ = ["Move", "MOVES", "plan", "STATUS", "PAYMENT", "FULFILLMENT", "refunded_payment_status"]
+__all__ = [
+    "Move", "MOVES", "plan", "STATUS", "PAYMENT", "FULFILLMENT", "refunded_payment_status", "LineCounts",
+    "fulfillment_status_of",
+]
 
 STATUS, PAYMENT, FULFILLMENT = "status", "payment_status", "fulfillment_status"
 _LIVE = ("pending", "completed", "archived", "requires_action")  # every order status but canceled
@@ -56,6 +60,11 @@ MOVES: dict[str, dict[str, Move]] = {
         # Captured money stays captured: a repeat neither calls the provider nor undoes a refund.
         PAYMENT: Move(_UNPAID, "captured", _CANCELED_ORDER.format("capture payment"), done=_PAID),
     },
+    # The lines' counters decide the fulfillment status these leave (fulfillment_status_of).
+    "fulfil": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be fulfilled"))},
+    "cancel_fulfillment": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("cancel a fulfillment"))},
+    "ship": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be fulfilled as shipped"))},
+    "add_shipping_method": {STATUS: Move(_LIVE, refusal="A shipping method cannot be added to a canceled order")},
     # The amounts decide the payment status a refund leaves (refunded_payment_status).
     "refund": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be refunded"))},
     # A payment the provider refused to capture: the merchant must look at it.
@@ -106,3 +115,30 @@ def refunded_payment_status(paid: int, refunded: int) -> str | None:
     if paid > 0 and refunded >= paid:
         return "refunded"
     return "partially_refunded" if refunded > 0 else None
+
+
+class LineCounts(NamedTuple):
+    quantity: int
+    fulfilled: int | None
+    shipped: int | None
+    returned: int | None
+
+
+# From the furthest stage back: (the counter, the status when every line reached its quantity,
+# the status when only some did). The first stage any line reached names the status.
+_STAGES = (
+    ("returned", "returned", "partially_returned"),
+    ("shipped", "shipped", "partially_shipped"),
+    ("fulfilled", "fulfilled", "partially_fulfilled"),
+)
+
+
+def fulfillment_status_of(lines: list[LineCounts]) -> str:
+    """The order's fulfillment status from its lines' counters: the furthest stage any unit
+    reached, whole when every line reached it. Unlike Medusa v1, which writes the status of the
+    last operation (fulfilling the rest of a partly shipped order says "fulfilled", canceling one
+    of two fulfillments says "canceled"), it always describes the lines as they are."""
+    for counter, whole, partial in _STAGES:
+        if any(getattr(line, counter) for line in lines):
+            return whole if all((getattr(line, counter) or 0) >= line.quantity for line in lines) else partial
+    return "not_fulfilled"

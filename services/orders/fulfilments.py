@@ -1,0 +1,133 @@
+"""Fulfilling an order's lines and calling a fulfillment back (reference orders §3.9, §3.10): a
+Fulfillment per shipping method the chosen lines go out with, made by the method's fulfillment
+provider, and each line's `fulfilled_quantity`.
+
+Quantities change once: each line's counter moves by a conditional UPDATE that cannot pass the
+line's quantity (or go below zero), in one transaction holding the order's row lock, with the
+provider called before anything is written; a provider failing leaves nothing behind and the
+request can be sent again. Stock does not move: classic inventory counts it down at placement
+(§1.5).
+
+Unlike Medusa v1: an unknown line, a quantity below one or the same line twice are refused (Medusa
+skips, accepts or double-counts them), a line whose shipping profile no method of the order
+ships is refused rather than dropped, no empty fulfillment is made, a fulfillment is canceled
+once, and the order's fulfillment status always describes its lines (statuses.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tortoise.expressions import F
+
+from models import Fulfillment, FulfillmentItem, LineItem, Order, ShippingMethod
+from services.core import clock
+from services.core.db import atomic
+from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.fulfillment import get_provider
+from services.orders.line_counts import move_counters, settle_fulfillment_status
+from services.orders.locks import lock_order
+from services.orders.statuses import plan
+
+__all__ = ["fulfil_order", "cancel_fulfillment", "order_fulfillment"]
+
+TOO_MANY = "Cannot fulfill more items than have been purchased"
+
+
+def _wanted(items: list[dict]) -> Counter[str]:
+    wanted: Counter[str] = Counter()
+    for item in items:
+        if item["item_id"] in wanted:
+            raise InvalidData(f"Item {item['item_id']} is given more than once")
+        if item["quantity"] < 1:
+            raise InvalidData("quantity must not be less than 1")
+        wanted[item["item_id"]] = item["quantity"]
+    if not wanted:
+        raise InvalidData("items must contain at least 1 element")
+    return wanted
+
+
+async def fulfil_order(
+    order_id: str, items: list[dict], *, no_notification: bool | None = None, location_id: str | None = None,
+    metadata: dict | None = None,
+) -> list[Fulfillment]:
+    """Fulfil `items` ({item_id, quantity}) of the order: one fulfillment per shipping method."""
+    wanted = _wanted(items)
+    async with atomic():
+        order = await lock_order(order_id)
+        plan(order, "fulfil")
+        methods = await ShippingMethod.filter(order_id=order.id).select_related("shipping_option").order_by(
+            "created_at", "id")
+        if not methods:
+            raise NotAllowed("Cannot fulfill an order that lacks shipping methods")
+        lines = {line.id: line for line in await LineItem.filter(order_id=order.id, id__in=list(wanted))
+                 .select_related("variant__product")}
+        for item_id, quantity in wanted.items():
+            line = lines.get(item_id)
+            if line is None:
+                raise NotFound(f"Line item with id {item_id} was not found in order {order.id}")
+            if quantity > line.quantity - (line.fulfilled_quantity or 0):
+                raise NotAllowed(TOO_MANY)
+        made = []
+        for method, group in _by_method(methods, [lines[i] for i in wanted]):
+            parts = [{"item_id": line.id, "quantity": wanted[line.id]} for line in group]
+            provider = get_provider(method.shipping_option.provider_id)
+            data = await provider.create_fulfillment(dict(method.data or {}), parts, order.id)
+            fulfillment = await Fulfillment.create(
+                order_id=order.id, provider_id=provider.id, location_id=location_id, data=data,
+                no_notification=no_notification, metadata=metadata or {},
+            )
+            await FulfillmentItem.bulk_create([FulfillmentItem(fulfillment_id=fulfillment.id, **p) for p in parts])
+            made.append(fulfillment)
+        await move_counters(wanted, "fulfilled_quantity", +1, F("quantity"), TOO_MANY)
+        await settle_fulfillment_status(order)
+    return made
+
+
+def _by_method(methods: list[ShippingMethod], lines: list[LineItem]) -> list[tuple[ShippingMethod, list[LineItem]]]:
+    """The lines each shipping method takes: all of them with one method, else those of the
+    method's shipping profile (Medusa's partition)."""
+    if len(methods) == 1:
+        return [(methods[0], lines)]
+    groups: dict[str, list[LineItem]] = {m.id: [] for m in methods}
+    by_profile = {}
+    for method in methods:
+        by_profile.setdefault(method.shipping_option.profile_id, method)
+    for line in lines:
+        profile = line.variant.product.profile_id if line.variant and line.variant.product else None
+        method = by_profile.get(profile)
+        if method is None:
+            raise NotAllowed(f"No shipping method of the order ships the shipping profile of item {line.id}")
+        groups[method.id].append(line)
+    return [(m, groups[m.id]) for m in methods if groups[m.id]]
+
+
+async def order_fulfillment(order: Order, fulfillment_id: str, missing: str | None = None) -> Fulfillment:
+    """The order's fulfillment with that id: Medusa's 404s for an unknown one and for another's."""
+    fulfillment = await Fulfillment.get_or_none(id=fulfillment_id)
+    if fulfillment is None:
+        raise NotFound(f"Fulfillment with id: {fulfillment_id} was not found")
+    if fulfillment.order_id != order.id:
+        raise NotFound(missing or f"no fulfillment was found with the id: {fulfillment_id} related to order: {order.id}")
+    return fulfillment
+
+
+async def cancel_fulfillment(order_id: str, fulfillment_id: str) -> None:
+    """Call back a fulfillment not yet shipped; its lines can be fulfilled again. A canceled
+    one stays as it is (a repeat changes nothing)."""
+    async with atomic():
+        order = await lock_order(order_id)
+        fulfillment = await order_fulfillment(order, fulfillment_id)
+        if fulfillment.canceled_at is not None:
+            return
+        plan(order, "cancel_fulfillment")
+        if fulfillment.shipped_at is not None:
+            raise NotAllowed("The fulfillment has already been shipped. Shipped fulfillments cannot be canceled")
+        data = await get_provider(fulfillment.provider_id).cancel_fulfillment(dict(fulfillment.data or {}))
+        canceled = await Fulfillment.filter(id=fulfillment.id, canceled_at=None, shipped_at=None).update(
+            canceled_at=clock.now(), data=data)
+        if not canceled:
+            return
+        parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
+        await move_counters(parts, "fulfilled_quantity", -1, None, "The fulfillment's items were changed meanwhile")
+        await settle_fulfillment_status(order)

@@ -1,0 +1,39 @@
+"""The per-line counters after the sale (`fulfilled_quantity`, `shipped_quantity`,
+`returned_quantity`) and the order's fulfillment status they decide (reference orders §1.2, §2.3).
+
+Each counter moves by a conditional UPDATE that can pass neither its ceiling nor zero, so a
+quantity changes once whatever else runs; callers hold the order's row lock and an open
+transaction, and a refusal rolls their whole operation back.
+"""
+
+from __future__ import annotations
+
+from tortoise.expressions import F
+
+from models import LineItem, Order
+from services.core.errors import NotAllowed
+from services.orders.statuses import LineCounts, fulfillment_status_of
+
+__all__ = ["move_counters", "settle_fulfillment_status"]
+
+
+async def move_counters(changes: dict[str, int], counter: str, sign: int, ceiling, refusal: str) -> None:
+    """Move `counter` of each line (by id) by its change, up (`sign` +1, never past `ceiling`,
+    an expression of the row such as F("quantity")) or down (-1, never below zero); NotAllowed
+    with `refusal` when a line cannot move. One UPDATE per line."""
+    await LineItem.filter(id__in=list(changes), **{counter: None}).update(**{counter: 0})
+    for item_id, n in changes.items():
+        bound = {f"{counter}__lte": ceiling - n} if sign > 0 else {f"{counter}__gte": n}
+        moved = await LineItem.filter(id=item_id, **bound).update(**{counter: F(counter) + sign * n})
+        if not moved:
+            raise NotAllowed(refusal)
+
+
+async def settle_fulfillment_status(order: Order) -> str:
+    """Write the fulfillment status the order's lines now describe; answer it."""
+    rows = await LineItem.filter(order_id=order.id).values_list(
+        "quantity", "fulfilled_quantity", "shipped_quantity", "returned_quantity")
+    status = fulfillment_status_of([LineCounts(*row) for row in rows])
+    if status != order.fulfillment_status:
+        await Order.filter(id=order.id).update(fulfillment_status=status)
+    return status

@@ -1,0 +1,47 @@
+"""Shipping a fulfillment (reference orders §3.11): `shipped_at`, its tracking links, and each of
+its lines' `shipped_quantity`, in one transaction holding the order's row lock. The fulfillment is
+marked shipped by a conditional UPDATE, so it is shipped once however often the request comes.
+
+Unlike Medusa v1: a fulfillment already shipped is refused (Medusa counts its lines again and fails
+on the database's check with a 500), and a shipped count never passes the fulfilled one.
+"""
+
+from __future__ import annotations
+
+from tortoise.expressions import F
+
+from models import Fulfillment, FulfillmentItem, TrackingLink
+from services.core import clock
+from services.core.db import atomic
+from services.core.errors import NotAllowed
+from services.orders.fulfilments import order_fulfillment
+from services.orders.line_counts import move_counters, settle_fulfillment_status
+from services.orders.locks import lock_order
+from services.orders.statuses import plan
+
+__all__ = ["ship_fulfillment"]
+
+ALREADY_SHIPPED = "The fulfillment has already been shipped"
+
+
+async def ship_fulfillment(
+    order_id: str, fulfillment_id: str, tracking_numbers: list[str] | None = None, *,
+    no_notification: bool | None = None,
+) -> None:
+    async with atomic():
+        order = await lock_order(order_id)
+        fulfillment = await order_fulfillment(order, fulfillment_id, missing="Could not find fulfillment")
+        plan(order, "ship")
+        if fulfillment.canceled_at is not None:
+            raise NotAllowed("Fulfillment has been canceled")
+        numbers = [n for n in tracking_numbers or [] if n]
+        changes: dict = {"shipped_at": clock.now(), "tracking_numbers": numbers}
+        if no_notification is not None:
+            changes["no_notification"] = no_notification
+        shipped = await Fulfillment.filter(id=fulfillment.id, shipped_at=None, canceled_at=None).update(**changes)
+        if not shipped:
+            raise NotAllowed(ALREADY_SHIPPED)
+        await TrackingLink.bulk_create([TrackingLink(fulfillment_id=fulfillment.id, tracking_number=n) for n in numbers])
+        parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
+        await move_counters(parts, "shipped_quantity", +1, F("fulfilled_quantity"), ALREADY_SHIPPED)
+        await settle_fulfillment_status(order)
