@@ -9,8 +9,8 @@ Every column is shown (Medusa's admin drops `object`, the address ids, `external
 `idempotency_key`; the Order resource lists them).
 
 The operations (reference orders §3.3-3.7) answer the order as the get does, with the same
-`expand`/`fields`. Capture, refund, fulfillment and shipment take an `Idempotency-Key`
-(services/orders/keyed.py).
+`expand`/`fields`. Capture, refund, fulfillment, shipment and return take an
+`Idempotency-Key` (services/orders/keyed.py).
 """
 
 from __future__ import annotations
@@ -21,13 +21,12 @@ from sanic import Blueprint, Request
 
 from app.shapes.orders import order_json
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
-from app.web.errors import key_headers
+from app.web.keyed import keyed_json
 from app.web.responses import json
 from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from services.orders.cancellation import cancel_order
 from services.orders.capture import capture_order
 from services.orders.fulfilments import cancel_fulfillment, fulfil_order
-from services.orders.keyed import run_keyed
 from services.orders.lifecycle import archive_order, complete_order
 from services.orders.refunds import refund_order
 from services.orders.shipments import ship_fulfillment
@@ -35,6 +34,8 @@ from services.orders.shipping_methods import add_shipping_method
 from services.orders.listing import list_orders
 from services.orders.updates import update_order
 from services.orders.view import ADMIN_NOT_FOUND, load_order_view
+from services.returns.receiving import receive_return
+from services.returns.requests import request_return
 
 __all__ = ["bp"]
 
@@ -89,12 +90,7 @@ async def _keyed(request: Request, order_id: str, route: str, operation) -> Any:
         await operation(key)
         return await _answer(request, order_id)
 
-    done = await run_keyed(key, path=f"/admin/orders/{order_id}/{route}", body=request.json or None,
-                           params={"order_id": order_id}, run=run)
-    headers = key_headers(done.key)
-    if done.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return json(done.body, 200, headers)
+    return await keyed_json(request, f"/admin/orders/{order_id}/{route}", {"order_id": order_id}, run)
 
 
 @bp.post("/<order_id:str>/capture")
@@ -155,6 +151,45 @@ async def ship(request: Request, order_id: str):
     return await _keyed(request, order_id, "shipment", lambda key: ship_fulfillment(
         order_id, body.fulfillment_id, body.tracking_numbers, no_notification=body.no_notification,
     ))
+
+
+class ReturnedItem(Body):
+    item_id: NonEmptyStr
+    quantity: int
+    reason_id: str | None = None
+    note: str | None = None
+
+
+class ReturnShipping(Body):
+    option_id: NonEmptyStr
+    price: int | None = None
+
+
+class NewReturn(Body):
+    items: list[ReturnedItem]
+    return_shipping: ReturnShipping | None = None
+    note: str | None = None
+    receive_now: bool = False
+    no_notification: bool | None = None
+    refund: int | None = None
+    location_id: str | None = None
+
+
+@bp.post("/<order_id:str>/return")
+async def request_a_return(request: Request, order_id: str):
+    body = parse_body(request, NewReturn)
+    items = [i.model_dump() for i in body.items]
+
+    async def run(key: str | None) -> None:
+        ret = await request_return(
+            order_id, items, return_shipping=body.return_shipping.model_dump() if body.return_shipping else None,
+            refund=body.refund, no_notification=body.no_notification, location_id=body.location_id,
+            idempotency_key=key,
+        )
+        if body.receive_now:
+            await receive_return(ret.id, items, refund=body.refund, location_id=body.location_id)
+
+    return await _keyed(request, order_id, "return", run)
 
 
 class NewShippingMethod(Body):

@@ -42,6 +42,10 @@ class FulfillmentProvider(Protocol):
     async def cancel_fulfillment(self, data: dict) -> dict:
         """Call back a fulfillment not yet shipped (`data`: the fulfillment's); its new data."""
 
+    async def create_return(self, option_data: dict, return_id: str) -> dict:
+        """Arrange the shipment of a return with the return option's data; the return's
+        `shipping_data` (e.g. a label)."""
+
 
 _PROVIDERS: dict[str, FulfillmentProvider] = {}
 

@@ -29,3 +29,6 @@ class ManualProvider:
 
     async def cancel_fulfillment(self, data: dict) -> dict:
         return dict(data)
+
+    async def create_return(self, option_data: dict, return_id: str) -> dict:
+        return {}

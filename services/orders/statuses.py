@@ -65,6 +65,8 @@ MOVES: dict[str, dict[str, Move]] = {
     "cancel_fulfillment": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("cancel a fulfillment"))},
     "ship": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be fulfilled as shipped"))},
     "add_shipping_method": {STATUS: Move(_LIVE, refusal="A shipping method cannot be added to a canceled order")},
+    "request_return": {STATUS: Move(_LIVE, refusal="Cannot create a return for a canceled item.")},
+    "receive_return": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be registered as received"))},
     # The amounts decide the payment status a refund leaves (refunded_payment_status).
     "refund": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be refunded"))},
     # A payment the provider refused to capture: the merchant must look at it.

@@ -1,0 +1,65 @@
+"""Admin returns: the list, receiving and canceling (reference orders §4.2-4.4). Asking for a
+return is on the order (`POST /admin/orders/{id}/return`, app/admin/orders.py)."""
+
+from __future__ import annotations
+
+from sanic import Blueprint, Request
+
+from app.shapes.orders import ADMIN_RELATIONS, ORDER_COLUMNS, order_json, return_json
+from app.web.query import QuerySpec, parse_query
+from app.web.responses import json
+from app.web.serialize import COLUMNS
+from app.web.validation import Body, NonEmptyStr, parse_body
+from models import Order, Return
+from services.orders.view import ADMIN_NOT_FOUND, load_order_view
+from services.returns.cancellation import cancel_return
+from services.returns.listing import list_returns, load_returns
+from services.returns.receiving import receive_return
+
+__all__ = ["bp"]
+
+bp = Blueprint("admin_returns", url_prefix="/returns")
+
+LIST = QuerySpec(columns=COLUMNS[Return], selectable=False, default_limit=50)
+
+
+def _with_order(data: dict, order: Order | None) -> dict:
+    data["order"] = {c: order.__dict__.get(c) for c in ORDER_COLUMNS} if order is not None else None
+    data["swap"] = None
+    return data
+
+
+@bp.get("")
+async def list_(request: Request):
+    q = parse_query(request.query_string, LIST)
+    page, count, after, orders = await list_returns(q.limit, q.offset)
+    return json({
+        "returns": [_with_order(return_json(after, r), orders.get(r.order_id)) for r in page],
+        "count": count, "offset": q.offset, "limit": q.limit,
+    })
+
+
+class ReceivedItem(Body):
+    item_id: NonEmptyStr
+    quantity: int
+
+
+class Receipt(Body):
+    items: list[ReceivedItem]
+    refund: int | None = None
+    location_id: str | None = None
+
+
+@bp.post("/<return_id:str>/receive")
+async def receive(request: Request, return_id: str):
+    body = parse_body(request, Receipt)
+    ret = await receive_return(return_id, [i.model_dump() for i in body.items], refund=body.refund,
+                               location_id=body.location_id)
+    after, orders = await load_returns([ret])
+    return json({"return": _with_order(return_json(after, ret), orders.get(ret.order_id))})
+
+
+@bp.post("/<return_id:str>/cancel")
+async def cancel(request: Request, return_id: str):
+    order_id = await cancel_return(return_id)
+    return json({"order": order_json(await load_order_view(order_id, message=ADMIN_NOT_FOUND), ADMIN_RELATIONS)})
