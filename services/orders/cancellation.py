@@ -19,7 +19,7 @@ from collections import Counter
 
 from tortoise.expressions import F, Q
 
-from models import LineItem, Order, Payment, ProductVariant
+from models import LineItem, Order, Payment, ProductVariant, Return
 from services.checkout.placement import stocked
 from services.core import clock
 from services.core.db import atomic
@@ -28,6 +28,7 @@ from services.orders.keyed import ProviderUnavailable
 from services.orders.locks import lock_order
 from services.orders.statuses import MOVES, PAYMENT, STATUS, plan
 from services.payments import get_provider
+from services.returns.requests import LIVE_RETURN
 
 __all__ = ["cancel_order"]
 
@@ -62,7 +63,9 @@ async def _refuse_unless_untouched(order: Order) -> None:
     lines = LineItem.filter(order_id=order.id)
     if await lines.filter(fulfilled_quantity__gt=0).exists():
         raise NotAllowed(MOVES["cancel"]["fulfillment_status"].refusal)
-    if await lines.filter(returned_quantity__gt=0).exists():
+    if await lines.filter(returned_quantity__gt=0).exists() or await Return.filter(
+        order_id=order.id, status__in=LIVE_RETURN,
+    ).exists():
         raise NotAllowed("All returns must be canceled before canceling an order")
     payments = Payment.filter(order_id=order.id)
     if await payments.filter(amount_refunded__gt=0).exists():

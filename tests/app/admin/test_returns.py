@@ -111,6 +111,19 @@ async def test_units_asked_for_by_a_live_return_cannot_be_asked_for_again_until_
     await ask(client, admin_headers, order, items=cap)
 
 
+async def test_an_order_with_a_live_return_cannot_be_canceled(client, admin_headers, seeded):
+    # Medusa lets a return be asked for before anything ships; the order cannot be canceled then
+    order = await placed(client, items=TWO)
+    r = await post(client, admin_headers, order.id, "/return", json={"items": [
+        {"item_id": (await LineItem.get(order_id=order.id, variant_id="variant_cap_black")).id, "quantity": 1}]})
+    assert r.status_code == 200, r.text
+    r = await post(client, admin_headers, order.id, "/cancel")
+    assert (r.status_code, r.json()["message"]) == (400, "All returns must be canceled before canceling an order")
+    ret = await Return.get(order_id=order.id)
+    assert (await client.post(f"/admin/returns/{ret.id}/cancel", headers=admin_headers)).status_code == 200
+    assert (await post(client, admin_headers, order.id, "/cancel")).status_code == 200
+
+
 async def test_receiving_fewer_than_asked_counts_what_arrived(client, admin_headers, seeded):
     order = await shipped_order(client, admin_headers)
     shirt = line(order, "variant_t_shirt_s")
