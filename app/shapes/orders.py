@@ -97,12 +97,15 @@ def order_json(
     out = _columns(view.order, columns, fields)
     if fields is None or "object" in fields:
         out["object"] = "order"
-    for name, below in relation_tree(relations).items():
+    tree = relation_tree(relations)
+    for name, below in tree.items():
         out[name] = _RELATIONS[name](view, below)
     totals = view.totals
     out.update({key: getattr(totals, key) for key in TOTAL_KEYS})
     if returnable_items:
-        out["returnable_items"] = [item_json(view, i) for i in view.returnable_items]
+        # Shown like `items` (the dashboard's return forms read each one's variant.product.title).
+        below = tree.get("items") or {"variant": {"product": {}}}
+        out["returnable_items"] = [item_json(view, i, below) for i in view.returnable_items]
     return out
 
 

@@ -25,7 +25,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import DomainError, NotAllowed
 from services.orders.keyed import ProviderUnavailable
-from services.orders.locks import lock_order
+from services.orders.locks import lock_order, stamped
 from services.orders.statuses import MOVES, PAYMENT, STATUS, plan
 from services.payments import get_provider
 from services.returns.requests import LIVE_RETURN
@@ -42,7 +42,7 @@ async def cancel_order(order_id: str) -> None:
         if STATUS in changes:
             await _refuse_unless_untouched(order)
             canceled = await Order.filter(id=order.id).exclude(status="canceled").update(
-                status="canceled", fulfillment_status="canceled", canceled_at=clock.now(),
+                **stamped(status="canceled", fulfillment_status="canceled", canceled_at=clock.now()),
             )
             if canceled:
                 await _release_inventory(order.id)
@@ -55,7 +55,7 @@ async def cancel_order(order_id: str) -> None:
         order = await lock_order(order_id)
         changes = plan(order, "cancel", (PAYMENT,))
         if changes and not await Payment.filter(order_id=order.id, canceled_at=None).exists():
-            await Order.filter(id=order.id).update(**changes)
+            await Order.filter(id=order.id).update(**stamped(**changes))
 
 
 async def _refuse_unless_untouched(order: Order) -> None:

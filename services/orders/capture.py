@@ -22,7 +22,7 @@ from models import Order, Payment
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import DomainError
-from services.orders.locks import lock_order
+from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 from services.payments import get_provider
 
@@ -54,7 +54,7 @@ async def capture_order(order_id: str) -> None:
         else:
             changes = plan(order, "capture")
         if changes:
-            await Order.filter(id=order.id).update(**changes)
+            await Order.filter(id=order.id).update(**stamped(**changes))
 
 
 async def _capture_one(order_id: str, payment_id: str) -> bool:

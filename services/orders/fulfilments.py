@@ -26,7 +26,7 @@ from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.fulfillment import get_provider
 from services.orders.line_counts import move_counters, settle_fulfillment_status
-from services.orders.locks import lock_order
+from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 
 __all__ = ["fulfil_order", "cancel_fulfillment", "order_fulfillment"]
@@ -125,7 +125,7 @@ async def cancel_fulfillment(order_id: str, fulfillment_id: str) -> None:
             raise NotAllowed("The fulfillment has already been shipped. Shipped fulfillments cannot be canceled")
         data = await get_provider(fulfillment.provider_id).cancel_fulfillment(dict(fulfillment.data or {}))
         canceled = await Fulfillment.filter(id=fulfillment.id, canceled_at=None, shipped_at=None).update(
-            canceled_at=clock.now(), data=data)
+            **stamped(canceled_at=clock.now(), data=data))
         if not canceled:
             return
         parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))

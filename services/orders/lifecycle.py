@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from models import Order
 from services.core.db import atomic
-from services.orders.locks import lock_order
+from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 
 __all__ = ["complete_order", "archive_order"]
@@ -16,7 +16,7 @@ async def _move(order_id: str, operation: str) -> None:
         order = await lock_order(order_id)
         changes = plan(order, operation)
         if changes:
-            await Order.filter(id=order.id).update(**changes)
+            await Order.filter(id=order.id).update(**stamped(**changes))
 
 
 async def complete_order(order_id: str) -> None:

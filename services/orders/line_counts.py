@@ -12,6 +12,7 @@ from tortoise.expressions import F
 
 from models import LineItem, Order
 from services.core.errors import NotAllowed
+from services.orders.locks import stamped
 from services.orders.statuses import LineCounts, fulfillment_status_of
 
 __all__ = ["move_counters", "settle_fulfillment_status"]
@@ -35,5 +36,5 @@ async def settle_fulfillment_status(order: Order) -> str:
         "quantity", "fulfilled_quantity", "shipped_quantity", "returned_quantity")
     status = fulfillment_status_of([LineCounts(*row) for row in rows])
     if status != order.fulfillment_status:
-        await Order.filter(id=order.id).update(fulfillment_status=status)
+        await Order.filter(id=order.id).update(**stamped(fulfillment_status=status))
     return status

@@ -25,7 +25,7 @@ from models import Order, Payment, Refund
 from models.returns import REFUND_REASONS
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
-from services.orders.locks import lock_order
+from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan, refunded_payment_status
 from services.payments import get_provider
 
@@ -92,4 +92,4 @@ async def _move_status(order: Order) -> None:
     rows = await Payment.filter(order_id=order.id, canceled_at=None).values_list("amount", "amount_refunded")
     status = refunded_payment_status(sum(a for a, _ in rows), sum(r for _, r in rows))
     if status and status != order.payment_status:
-        await Order.filter(id=order.id).update(payment_status=status)
+        await Order.filter(id=order.id).update(**stamped(payment_status=status))

@@ -16,7 +16,7 @@ from services.core.db import atomic
 from services.core.errors import NotAllowed
 from services.orders.fulfilments import order_fulfillment
 from services.orders.line_counts import move_counters, settle_fulfillment_status
-from services.orders.locks import lock_order
+from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 
 __all__ = ["ship_fulfillment"]
@@ -38,7 +38,7 @@ async def ship_fulfillment(
         changes: dict = {"shipped_at": clock.now(), "tracking_numbers": numbers}
         if no_notification is not None:
             changes["no_notification"] = no_notification
-        shipped = await Fulfillment.filter(id=fulfillment.id, shipped_at=None, canceled_at=None).update(**changes)
+        shipped = await Fulfillment.filter(id=fulfillment.id, shipped_at=None, canceled_at=None).update(**stamped(**changes))
         if not shipped:
             raise NotAllowed(ALREADY_SHIPPED)
         await TrackingLink.bulk_create([TrackingLink(fulfillment_id=fulfillment.id, tracking_number=n) for n in numbers])

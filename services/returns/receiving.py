@@ -19,7 +19,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData
 from services.orders.line_counts import move_counters, settle_fulfillment_status
-from services.orders.locks import lock_order
+from services.orders.locks import lock_order, stamped
 from services.orders.refunds import refund_order
 from services.orders.statuses import plan
 from services.orders.view import load_order_view
@@ -56,7 +56,7 @@ async def receive_return(
         await move_counters(dict(received), "returned_quantity", +1, F("quantity"), TOO_MANY)
         await _restock(lines, received)
         if amount > view.totals.refundable_amount:
-            await Order.filter(id=order.id).update(fulfillment_status="requires_action")
+            await Order.filter(id=order.id).update(**stamped(fulfillment_status="requires_action"))
         else:
             if amount > 0:
                 await refund_order(order.id, amount, "return", no_notification=ret.no_notification,

@@ -5,6 +5,7 @@ conditional UPDATE on the status (`move_return`), so it happens once however oft
 from __future__ import annotations
 
 from models import Return
+from services.core import clock
 from services.core.errors import NotAllowed, NotFound
 from services.orders.statuses import Move
 
@@ -36,7 +37,8 @@ async def move_return(ret: Return, operation: str, **changes) -> bool:
     move = RETURN_MOVES[operation]
     if ret.status in move.done:
         return False
-    moved = await Return.filter(id=ret.id, status__in=move.allowed).update(status=move.to, **changes)
+    moved = await Return.filter(id=ret.id, status__in=move.allowed).update(
+        status=move.to, updated_at=clock.now(), **changes)
     if not moved:
         current = (await get_return(ret.id)).status
         if current in move.done:

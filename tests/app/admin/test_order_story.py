@@ -124,6 +124,7 @@ async def test_a_merchant_captures_fulfils_ships_takes_a_return_refunds_and_canc
     cap_stock = await stock(CAP)
     canceled = (await call(client, "POST", f"/admin/orders/{other['id']}/cancel", admin))["order"]
     assert statuses(canceled) == ("canceled", "canceled", "canceled")
+    assert canceled["canceled_at"] and canceled["updated_at"] > other["updated_at"]  # the timeline dates it so
     assert await stock(CAP) == cap_stock + 1
     # ... and the first order cannot be canceled now that it was shipped
     r = await client.post(f"{path}/cancel", headers=admin)

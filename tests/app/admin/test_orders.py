@@ -210,6 +210,8 @@ async def test_returnable_items_are_the_lines_shipped_more_than_returned(client,
     body = r.json()["order"]
     assert [i["variant_id"] for i in body["returnable_items"]] == ["variant_t_shirt_s"]
     assert body["returnable_items"][0]["refundable"] == 4000 and RELATIONS <= set(body)
+    # ... each with its variant's product, which the dashboard's return forms show
+    assert body["returnable_items"][0]["variant"]["product"]["title"] == "Medusa T-Shirt"
     r = await client.get(f"/admin/orders/{order.id}", params={"expand": "returnable_items,items"},
                          headers=admin_headers)
     assert set(r.json()["order"]) == COLUMNS | {"object", "items", "returnable_items"} | TOTALS
