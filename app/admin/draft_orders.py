@@ -16,7 +16,7 @@ from app.shapes.draft_orders import DRAFT_COLUMNS, draft_order_json, draft_order
 from app.shapes.orders import ADMIN_RELATIONS, order_json
 from app.web.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
-from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
+from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, parse_body
 from models.draft_order import DRAFT_ORDER_STATUSES
 from services.carts.items import MAX_QUANTITY
 from services.draft_orders.lines import DraftLine, LineChanges, NewMethod
@@ -26,13 +26,11 @@ from services.draft_orders.drafts import (
     delete_draft_line, delete_draft_order, get_draft_order, list_draft_orders, update_draft_line,
     update_draft_order,
 )
-from services.carts.totals import MAX_AMOUNT
 
 __all__ = ["bp"]
 
 bp = Blueprint("admin_draft_orders", url_prefix="/draft-orders")
 
-Price = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # minor units, a BIGINT column
 Quantity = Annotated[int, Field(ge=1, le=MAX_QUANTITY)]
 Metadata = dict[str, Any]
 
@@ -84,13 +82,13 @@ class Code(Body):
 class ShippingMethodBody(Body):
     option_id: NonEmptyStr
     data: Metadata = {}
-    price: Price | None = None  # a price of this method's own, instead of the option's
+    price: Amount | None = None  # a price of this method's own, instead of the option's
 
 
 class ItemBody(Body):
     quantity: Quantity
     variant_id: NonEmptyStr | None = None
-    unit_price: Price | None = None  # a price staff typed; without it the variant's list price
+    unit_price: Amount | None = None  # a price staff typed; without it the variant's list price
     title: str | None = None
     metadata: Metadata | None = None
 
@@ -148,7 +146,7 @@ class DraftOrderChangesBody(Body):
 
 class LineItemChangesBody(Body):
     quantity: Annotated[int, Field(ge=0, le=MAX_QUANTITY)] | None = None  # 0 removes the line
-    unit_price: Price | None = None
+    unit_price: Amount | None = None
     title: NonEmptyStr | None = None
     metadata: Metadata | None = None
 

@@ -1,17 +1,16 @@
 """Admin gift cards: `/admin/gift-cards` (reference admin §11)."""
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.web.query import Filters, QuerySpec, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, DateTime, NonEmptyStr, parse_body
+from app.web.validation import Amount, Body, DateTime, NonEmptyStr, parse_body
 from models import GiftCard
 from services.gift_cards.gift_cards import (
-    MAX_AMOUNT, create_gift_card, delete_gift_card, get_gift_card, list_gift_cards, update_gift_card,
+    create_gift_card, delete_gift_card, get_gift_card, list_gift_cards, update_gift_card,
 )
 
 bp = Blueprint("admin_gift_cards", url_prefix="/gift-cards")
@@ -34,7 +33,6 @@ GET = LIST.one(filters=None)
 
 
 Metadata = dict[str, Any]  # NUL characters are refused for every request (app/web/validation.py)
-Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 
 
 class NewGiftCard(Body):

@@ -23,7 +23,7 @@ from app.shapes.orders import order_json
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
 from app.web.keyed import keyed_json
 from app.web.responses import json
-from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
+from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, SignedAmount, parse_body
 from services.orders.cancellation import cancel_order
 from services.orders.capture import capture_order
 from services.orders.fulfilments import cancel_fulfillment, fulfil_order
@@ -99,7 +99,7 @@ async def capture(request: Request, order_id: str):
 
 
 class NewRefund(Body):
-    amount: int
+    amount: SignedAmount  # below one is refused by the service with Medusa's words
     reason: str
     note: str | None = None
     no_notification: bool | None = None
@@ -162,7 +162,7 @@ class ReturnedItem(Body):
 
 class ReturnShipping(Body):
     option_id: NonEmptyStr
-    price: int | None = None
+    price: Amount | None = None
 
 
 class NewReturn(Body):
@@ -171,7 +171,7 @@ class NewReturn(Body):
     note: str | None = None
     receive_now: bool = False
     no_notification: bool | None = None
-    refund: int | None = None
+    refund: SignedAmount | None = None
     location_id: str | None = None
 
 
@@ -193,7 +193,7 @@ async def request_a_return(request: Request, order_id: str):
 
 
 class NewShippingMethod(Body):
-    price: int
+    price: Amount
     option_id: NonEmptyStr
     data: dict[str, Any] | None = None
 

@@ -19,10 +19,9 @@ from app.shapes.products import dump_products
 from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS
-from app.web.validation import Body, DateTime, NonEmptyStr, max_items, max_length, parse_body
+from app.web.validation import Amount, Body, DateTime, max_items, max_length, NonEmptyStr, parse_body
 from models import PriceList, Product
 from models.price_list import PRICE_LIST_STATUSES, PRICE_LIST_TYPES
-from services.carts.totals import MAX_AMOUNT
 from services.catalog.price_lists import (
     KEEP, MAX_QUANTITY, LoadedPriceList, PriceInput, PriceListFilter, add_prices, create_price_list,
     delete_price_list, delete_prices, delete_product_prices, delete_variant_prices, get_price_list,
@@ -43,7 +42,6 @@ MAX_NAME = 255  # the column's length
 MAX_PRICES = 5_000  # one request: a list of 500 products with a few variants and currencies
 MAX_IDS = 1_000
 
-Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # minor units, a BIGINT column
 Quantity = Annotated[int, Field(ge=0, le=MAX_QUANTITY)]
 Type = Literal[PRICE_LIST_TYPES]  # type: ignore[valid-type]
 Status = Literal[PRICE_LIST_STATUSES]  # type: ignore[valid-type]

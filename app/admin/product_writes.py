@@ -16,9 +16,8 @@ from sanic import Blueprint, Request
 from app.admin.products import RELATIONS
 from app.shapes.products import dump_products
 from app.web.responses import deleted, json
-from app.web.validation import Body, NonEmptyStr, max_items, max_length, parse_body
+from app.web.validation import Amount, Body, max_items, max_length, NonEmptyStr, parse_body
 from models.product import PRODUCT_STATUSES
-from services.carts.totals import MAX_AMOUNT
 from services.catalog.product_writes import create_product, delete_product, set_product_metadata, update_product
 from services.catalog.products import PricedProducts
 
@@ -36,7 +35,6 @@ MAX_ITEMS = 1_000  # images, tags, options, categories, channels
 Text = Annotated[str, max_length(255)]
 Title = Annotated[NonEmptyStr, max_length(255)]
 Url = Annotated[str, max_length(2048)]
-Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # minor units
 Quantity = Annotated[int, Field(ge=0, le=MAX_INT)]
 Stock = Annotated[int, Field(ge=-MAX_INT - 1, le=MAX_INT)]
 Dimension = Annotated[int, Field(ge=0, le=MAX_INT)]

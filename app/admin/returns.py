@@ -9,7 +9,7 @@ from app.shapes.orders import ADMIN_RELATIONS, ORDER_COLUMNS, order_json, return
 from app.web.query import QuerySpec, parse_query
 from app.web.responses import json
 from app.web.serialize import COLUMNS
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, SignedAmount, parse_body
 from models import Order, Return
 from services.orders.view import ADMIN_NOT_FOUND, load_order_view
 from services.returns.cancellation import cancel_return
@@ -46,7 +46,7 @@ class ReceivedItem(Body):
 
 class Receipt(Body):
     items: list[ReceivedItem]
-    refund: int | None = None
+    refund: SignedAmount | None = None
     location_id: str | None = None
 
 

@@ -8,14 +8,15 @@ from datetime import datetime, timezone
 from typing import Annotated, Any, TypeVar
 
 import orjson
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 from sanic import Request
 
+from services.carts.totals import MAX_AMOUNT
 from services.core.errors import InvalidData
 
 __all__ = [
-    "AddressFields", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
+    "AddressFields", "Amount", "SignedAmount", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
     "max_length", "max_items",
 ]
 
@@ -60,6 +61,9 @@ def max_items(limit: int) -> BeforeValidator:
 
 Email = Annotated[str, AfterValidator(_non_empty), AfterValidator(_email)]
 NonEmptyStr = Annotated[str, AfterValidator(_non_empty)]
+# Money in minor units, within what a BIGINT column and the totals arithmetic hold.
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+SignedAmount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]  # where Medusa reads below zero as zero
 
 
 def _date_time(value: Any) -> Any:

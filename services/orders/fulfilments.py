@@ -24,6 +24,7 @@ from models import Fulfillment, FulfillmentItem, LineItem, Order, ShippingMethod
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.ids import fits
 from services.fulfillment import get_provider
 from services.orders.line_counts import move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
@@ -104,7 +105,7 @@ def _by_method(methods: list[ShippingMethod], lines: list[LineItem]) -> list[tup
 
 async def order_fulfillment(order: Order, fulfillment_id: str, missing: str | None = None) -> Fulfillment:
     """The order's fulfillment with that id: Medusa's 404s for an unknown one and for another's."""
-    fulfillment = await Fulfillment.get_or_none(id=fulfillment_id)
+    fulfillment = await Fulfillment.get_or_none(id=fulfillment_id) if fits(Fulfillment, fulfillment_id) else None
     if fulfillment is None:
         raise NotFound(f"Fulfillment with id: {fulfillment_id} was not found")
     if fulfillment.order_id != order.id:

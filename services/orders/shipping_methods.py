@@ -12,6 +12,7 @@ from __future__ import annotations
 from models import Region, ShippingMethod, ShippingMethodTaxLine, ShippingOption, TaxRate
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
+from services.core.ids import fits
 from services.fulfillment import get_provider
 from services.orders.locks import lock_order
 from services.orders.statuses import plan
@@ -26,7 +27,7 @@ async def add_shipping_method(order_id: str, option_id: str, price: int, data: d
     async with atomic():
         order = await lock_order(order_id)
         plan(order, "add_shipping_method")
-        option = await ShippingOption.get_or_none(id=option_id, deleted_at=None)
+        option = await ShippingOption.get_or_none(id=option_id, deleted_at=None) if fits(ShippingOption, option_id) else None
         if option is None or option.region_id != order.region_id or option.is_return:
             raise NotFound(f"Shipping Option with {option_id} was not found")
         kept = await get_provider(option.provider_id).validate_fulfillment_data(dict(option.data or {}), data or {})

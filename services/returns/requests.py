@@ -18,6 +18,7 @@ from models import (
 )
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.ids import fits
 from services.fulfillment import get_provider
 from services.orders.locks import lock_order
 from services.orders.statuses import plan
@@ -76,7 +77,7 @@ async def check_returnable(view: OrderView, wanted: Counter[str]) -> None:
 
 
 async def _return_option(order: Order, option_id: str) -> ShippingOption:
-    option = await ShippingOption.get_or_none(id=option_id, deleted_at=None)
+    option = await ShippingOption.get_or_none(id=option_id, deleted_at=None) if fits(ShippingOption, option_id) else None
     if option is None or not option.is_return or option.region_id != order.region_id:
         raise NotFound(f"Shipping Option with {option_id} was not found")
     return option

@@ -7,6 +7,7 @@ from __future__ import annotations
 from models import Return
 from services.core import clock
 from services.core.errors import NotAllowed, NotFound
+from services.core.ids import fits
 from services.orders.statuses import Move
 
 __all__ = ["RETURN_MOVES", "move_return", "get_return"]
@@ -25,7 +26,7 @@ RETURN_MOVES: dict[str, Move] = {
 
 
 async def get_return(return_id: str) -> Return:
-    ret = await Return.get_or_none(id=return_id)
+    ret = await Return.get_or_none(id=return_id) if fits(Return, return_id) else None
     if ret is None:
         raise NotFound(f"Return with id: {return_id} was not found")
     return ret

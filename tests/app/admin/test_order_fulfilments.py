@@ -182,6 +182,11 @@ async def test_a_shipping_method_is_added_taxed_and_replaces_its_profiles_one(cl
     assert o["shipping_total"] == 700 and o["shipping_methods"][0]["tax_lines"]
     r = await post(client, admin_headers, order["id"], "/shipping-methods", json={"option_id": "so_nope", "price": 1})
     assert (r.status_code, r.json()["message"]) == (404, "Shipping Option with so_nope was not found")
+    for price in (-1, 10**20):
+        r = await post(client, admin_headers, order["id"], "/shipping-methods", json={"option_id": option.id, "price": price})
+        assert r.status_code == 400 and "price" in r.json()["message"]
+    r = await post(client, admin_headers, order["id"], "/shipment", json={"fulfillment_id": "ful_" + "9" * 300})
+    assert r.status_code == 404
 
 
 @requires_postgres()

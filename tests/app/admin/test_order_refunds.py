@@ -79,6 +79,7 @@ async def test_an_uncaptured_or_canceled_order_cannot_be_refunded(client, admin_
     ({"amount": 10.5, "reason": "other"}, "amount"),
     ({"amount": 0, "reason": "other"}, "amount must be a positive number"),
     ({"amount": -5, "reason": "other"}, "amount must be a positive number"),
+    ({"amount": 10**20, "reason": "other"}, "amount"),
     ({"amount": 100}, "reason"),
     ({"amount": 100, "reason": "because"}, "reason must be one of the following values: "
                                            "discount, return, swap, claim, other"),
