@@ -16,17 +16,15 @@ once, and the order's fulfillment status always describes its lines (statuses.py
 
 from __future__ import annotations
 
-from collections import Counter
-
 from tortoise.expressions import F
 
 from models import Fulfillment, FulfillmentItem, LineItem, Order, ShippingMethod
 from services.core import clock
 from services.core.db import atomic
-from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 from services.fulfillment import get_provider
-from services.orders.line_counts import move_counters, settle_fulfillment_status
+from services.orders.line_counts import chosen_quantities, move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 
@@ -35,25 +33,12 @@ __all__ = ["fulfil_order", "cancel_fulfillment", "order_fulfillment"]
 TOO_MANY = "Cannot fulfill more items than have been purchased"
 
 
-def _wanted(items: list[dict]) -> Counter[str]:
-    wanted: Counter[str] = Counter()
-    for item in items:
-        if item["item_id"] in wanted:
-            raise InvalidData(f"Item {item['item_id']} is given more than once")
-        if item["quantity"] < 1:
-            raise InvalidData("quantity must not be less than 1")
-        wanted[item["item_id"]] = item["quantity"]
-    if not wanted:
-        raise InvalidData("items must contain at least 1 element")
-    return wanted
-
-
 async def fulfil_order(
     order_id: str, items: list[dict], *, no_notification: bool | None = None, location_id: str | None = None,
     metadata: dict | None = None,
 ) -> list[Fulfillment]:
     """Fulfil `items` ({item_id, quantity}) of the order: one fulfillment per shipping method."""
-    wanted = _wanted(items)
+    wanted = chosen_quantities(items)
     async with atomic():
         order = await lock_order(order_id)
         plan(order, "fulfil")

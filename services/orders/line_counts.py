@@ -8,14 +8,31 @@ transaction, and a refusal rolls their whole operation back.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from tortoise.expressions import F
 
 from models import LineItem, Order
-from services.core.errors import NotAllowed
+from services.core.errors import InvalidData, NotAllowed
 from services.orders.locks import stamped
 from services.orders.statuses import LineCounts, fulfillment_status_of
 
-__all__ = ["move_counters", "settle_fulfillment_status"]
+__all__ = ["chosen_quantities", "move_counters", "settle_fulfillment_status"]
+
+
+def chosen_quantities(items: list[dict]) -> Counter[str]:
+    """The units of each line (by id) that `items` ({item_id, quantity}) name for a fulfillment,
+    a return or a receipt: at least one, each line once, and at least one line."""
+    chosen: Counter[str] = Counter()
+    for item in items:
+        if item["item_id"] in chosen:
+            raise InvalidData(f"Item {item['item_id']} is given more than once")
+        if item["quantity"] < 1:
+            raise InvalidData("quantity must not be less than 1")
+        chosen[item["item_id"]] = item["quantity"]
+    if not chosen:
+        raise InvalidData("items must contain at least 1 element")
+    return chosen
 
 
 async def move_counters(changes: dict[str, int], counter: str, sign: int, ceiling, refusal: str) -> None:

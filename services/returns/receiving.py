@@ -18,12 +18,12 @@ from services.checkout.placement import stocked
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData
-from services.orders.line_counts import move_counters, settle_fulfillment_status
+from services.orders.line_counts import chosen_quantities, move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
 from services.orders.refunds import refund_order
 from services.orders.statuses import plan
 from services.orders.view import load_order_view
-from services.returns.requests import TOO_MANY, wanted_items
+from services.returns.requests import TOO_MANY
 from services.returns.statuses import get_return, move_return
 
 __all__ = ["receive_return"]
@@ -34,7 +34,7 @@ async def receive_return(
 ) -> Return:
     """`items`: {item_id, quantity} that arrived; `refund`: what to give back instead of the
     return's refund amount (below zero: nothing)."""
-    received = wanted_items(items)
+    received = chosen_quantities(items)
     ret = await get_return(return_id)
     async with atomic():
         order = await lock_order(ret.order_id)

@@ -20,6 +20,7 @@ from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.fulfillment import get_provider
+from services.orders.line_counts import chosen_quantities
 from services.orders.locks import lock_order
 from services.orders.statuses import plan
 from services.orders.view import OrderView, load_order_view
@@ -30,19 +31,6 @@ __all__ = ["request_return", "LIVE_RETURN", "TOO_MANY"]
 
 LIVE_RETURN = ("requested", "requires_action")
 TOO_MANY = "Cannot return more items than have been purchased"
-
-
-def wanted_items(items: list[dict]) -> Counter[str]:
-    wanted: Counter[str] = Counter()
-    for item in items:
-        if item["item_id"] in wanted:
-            raise InvalidData(f"Item {item['item_id']} is given more than once")
-        if item["quantity"] < 1:
-            raise InvalidData("quantity must not be less than 1")
-        wanted[item["item_id"]] = item["quantity"]
-    if not wanted:
-        raise InvalidData("items must contain at least 1 element")
-    return wanted
 
 
 async def _pending(order_id: str) -> Counter[str]:
@@ -89,7 +77,7 @@ async def request_return(
 ) -> Return:
     """`items`: {item_id, quantity, reason_id?, note?}; `return_shipping`: {option_id, price?};
     `refund`: what to give back instead of the computed amount (below zero: nothing)."""
-    wanted = wanted_items(items)
+    wanted = chosen_quantities(items)
     async with atomic():
         order = await lock_order(order_id)
         plan(order, "request_return")
