@@ -5,7 +5,6 @@ is the masked copy kept for the record, and a resend composes the message afresh
 from __future__ import annotations
 
 from models import Notification
-from services.notifications.history import parent_id
 
 __all__ = ["COLUMNS", "DEFAULT_COLUMNS", "RELATIONS", "notification_json"]
 
@@ -24,7 +23,7 @@ def notification_json(
     relations: tuple[str, ...],
 ) -> dict:
     columns = [c for c in COLUMNS if c in fields] if fields is not None else DEFAULT_COLUMNS
-    values = {**note.__dict__, "parent_id": parent_id(note)}
+    values = note.__dict__
     out = {c: values.get(c) for c in columns}
     if "resends" in relations:
         out["resends"] = [notification_json(r, {}, fields, ()) for r in resends.get(note.id, [])]

@@ -6,17 +6,12 @@ A resend is a new notification row asked for through the outbox like the origina
 one-time token gets a fresh token, never the masked body that was kept. Such a message goes only
 to the address it was meant for (a reset link sent elsewhere would hand over the account).
 
-The `notification` table has no `parent_id` column yet: a resend names its original in its
-`metadata` (`{"parent_id": ...}`), read back in SQL by the one expression below.
+A resend names its original in `parent_id`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-
-from tortoise import connections
-from tortoise.expressions import RawSQL
-from tortoise.queryset import QuerySet
 
 from jobs import outbox
 from models import Notification
@@ -27,11 +22,7 @@ from services.core.listing import FindConfig, find_page
 from services.notifications.delivery import SEND_ACTOR
 from services.notifications.messages import token_request
 
-__all__ = [
-    "NotificationFilter", "list_notifications", "resends_of", "get_notification", "resend_notification", "parent_id",
-]
-
-_PARENT = "parent_id"
+__all__ = ["NotificationFilter", "list_notifications", "resends_of", "get_notification", "resend_notification"]
 
 
 @dataclass
@@ -43,19 +34,9 @@ class NotificationFilter:
     include_resends: bool = False
 
 
-def parent_id(note: Notification) -> str | None:
-    return (note.metadata or {}).get(_PARENT)
-
-
-def _with_parent() -> QuerySet:
-    dialect = connections.get("default").capabilities.dialect
-    expression = f"json_extract(metadata, '$.{_PARENT}')" if dialect == "sqlite" else f"(metadata ->> '{_PARENT}')"
-    return Notification.annotate(parent=RawSQL(expression))
-
-
 async def list_notifications(f: NotificationFilter, config: FindConfig) -> tuple[list[Notification], int]:
     """One page, newest first; only originals unless `include_resends`."""
-    qs = _with_parent()
+    qs = Notification.all()
     for column in ("event_name", "resource_type", "resource_id", "to"):
         values = [v for v in getattr(f, column) if fits(Notification, v, column)]
         if getattr(f, column) and not values:
@@ -63,7 +44,7 @@ async def list_notifications(f: NotificationFilter, config: FindConfig) -> tuple
         if values:
             qs = qs.filter(**{f"{column}__in": values})
     if not f.include_resends:
-        qs = qs.filter(parent__isnull=True)
+        qs = qs.filter(parent_id=None)
     return await find_page(qs, replace(config, relations=()))  # resends: see resends_of
 
 
@@ -72,8 +53,8 @@ async def resends_of(notes: list[Notification]) -> dict[str, list[Notification]]
     ids = [n.id for n in notes]
     out: dict[str, list[Notification]] = {i: [] for i in ids}
     if ids:
-        for row in await _with_parent().filter(parent__in=ids).order_by("created_at", "id"):
-            out[row.parent].append(row)
+        for row in await Notification.filter(parent_id__in=ids).order_by("created_at", "id"):
+            out[row.parent_id].append(row)
     return out
 
 
@@ -87,7 +68,7 @@ async def get_notification(notification_id: str) -> Notification:
 async def resend_notification(notification_id: str, to: str | None = None) -> Notification:
     """Ask for the message again, to `to` or its first address; answers the original."""
     note = await get_notification(notification_id)
-    original = await get_notification(parent_id(note)) if parent_id(note) else note
+    original = await get_notification(note.parent_id) if note.parent_id else note
     address = to.strip() if to else note.to
     carries_token = _carries_token(note)
     if carries_token and address.casefold() != note.to.casefold():
@@ -96,7 +77,7 @@ async def resend_notification(notification_id: str, to: str | None = None) -> No
         again = await Notification.create(
             event_name=note.event_name, resource_type=note.resource_type, resource_id=note.resource_id,
             customer_id=note.customer_id, to=address, data=note.data, status="pending",
-            metadata={_PARENT: original.id},
+            parent_id=original.id,
         )
         await outbox.enqueue(SEND_ACTOR, again.id)
     return original
