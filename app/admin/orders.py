@@ -19,9 +19,9 @@ from typing import Any
 
 from sanic import Blueprint, Request
 
+from app.admin.order_answers import keyed_order, moved_order, order_answer
 from app.shapes.orders import order_json
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
-from app.web.keyed import keyed_json
 from app.web.responses import json
 from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, SignedAmount, parse_body
 from services.orders.cancellation import cancel_order
@@ -67,35 +67,17 @@ class UpdateOrder(Body):
     no_notification: bool = None  # type: ignore[assignment]
 
 
-async def _answer(request: Request, order_id: str) -> dict:
-    q = only_keys(request.query_string, ADMIN_ONE)
-    return {"order": order_json(await load_order_view(order_id, message=ADMIN_NOT_FOUND), q.relations, q.fields)}
-
-
 @bp.post("/<order_id:str>")
 async def update(request: Request, order_id: str):
     body = parse_body(request, UpdateOrder)
     only_keys(request.query_string, ADMIN_ONE)  # a bad query is refused before anything changes
     await update_order(order_id, body.model_dump(exclude_unset=True))
-    return json(await _answer(request, order_id))
-
-
-async def _keyed(request: Request, order_id: str, route: str, operation) -> Any:
-    """Run `operation(key)` under the request's Idempotency-Key (services/orders/keyed.py) and
-    answer the order; `key` is the header's value, for the providers' own idempotency."""
-    only_keys(request.query_string, ADMIN_ONE)
-    key = request.headers.get("idempotency-key")
-
-    async def run() -> dict:
-        await operation(key)
-        return await _answer(request, order_id)
-
-    return await keyed_json(request, f"/admin/orders/{order_id}/{route}", {"order_id": order_id}, run)
+    return json(await order_answer(request, order_id))
 
 
 @bp.post("/<order_id:str>/capture")
 async def capture(request: Request, order_id: str):
-    return await _keyed(request, order_id, "capture", lambda key: capture_order(order_id))
+    return await keyed_order(request, order_id, "capture", lambda key: capture_order(order_id))
 
 
 class NewRefund(Body):
@@ -108,7 +90,7 @@ class NewRefund(Body):
 @bp.post("/<order_id:str>/refund")
 async def refund(request: Request, order_id: str):
     body = parse_body(request, NewRefund)
-    return await _keyed(request, order_id, "refund", lambda key: refund_order(
+    return await keyed_order(request, order_id, "refund", lambda key: refund_order(
         order_id, body.amount, body.reason, body.note, no_notification=body.no_notification, idempotency_key=key,
     ))
 
@@ -128,7 +110,7 @@ class NewFulfillment(Body):
 @bp.post("/<order_id:str>/fulfillment")
 async def fulfil(request: Request, order_id: str):
     body = parse_body(request, NewFulfillment)
-    return await _keyed(request, order_id, "fulfillment", lambda key: fulfil_order(
+    return await keyed_order(request, order_id, "fulfillment", lambda key: fulfil_order(
         order_id, [i.model_dump() for i in body.items], no_notification=body.no_notification,
         location_id=body.location_id, metadata=body.metadata,
     ))
@@ -136,7 +118,7 @@ async def fulfil(request: Request, order_id: str):
 
 @bp.post("/<order_id:str>/fulfillments/<fulfillment_id:str>/cancel")
 async def cancel_fulfilment(request: Request, order_id: str, fulfillment_id: str):
-    return await _move(request, order_id, lambda o: cancel_fulfillment(o, fulfillment_id))
+    return await moved_order(request, order_id, lambda o: cancel_fulfillment(o, fulfillment_id))
 
 
 class NewShipment(Body):
@@ -148,7 +130,7 @@ class NewShipment(Body):
 @bp.post("/<order_id:str>/shipment")
 async def ship(request: Request, order_id: str):
     body = parse_body(request, NewShipment)
-    return await _keyed(request, order_id, "shipment", lambda key: ship_fulfillment(
+    return await keyed_order(request, order_id, "shipment", lambda key: ship_fulfillment(
         order_id, body.fulfillment_id, body.tracking_numbers, no_notification=body.no_notification,
     ))
 
@@ -189,7 +171,7 @@ async def request_a_return(request: Request, order_id: str):
         if body.receive_now:
             await receive_return(ret.id, items, refund=body.refund, location_id=body.location_id)
 
-    return await _keyed(request, order_id, "return", run)
+    return await keyed_order(request, order_id, "return", run)
 
 
 class NewShippingMethod(Body):
@@ -201,25 +183,19 @@ class NewShippingMethod(Body):
 @bp.post("/<order_id:str>/shipping-methods")
 async def add_method(request: Request, order_id: str):
     body = parse_body(request, NewShippingMethod)
-    return await _move(request, order_id, lambda o: add_shipping_method(o, body.option_id, body.price, body.data))
-
-
-async def _move(request: Request, order_id: str, operation) -> Any:
-    only_keys(request.query_string, ADMIN_ONE)
-    await operation(order_id)
-    return json(await _answer(request, order_id))
+    return await moved_order(request, order_id, lambda o: add_shipping_method(o, body.option_id, body.price, body.data))
 
 
 @bp.post("/<order_id:str>/cancel")
 async def cancel(request: Request, order_id: str):
-    return await _move(request, order_id, cancel_order)
+    return await moved_order(request, order_id, cancel_order)
 
 
 @bp.post("/<order_id:str>/archive")
 async def archive(request: Request, order_id: str):
-    return await _move(request, order_id, archive_order)
+    return await moved_order(request, order_id, archive_order)
 
 
 @bp.post("/<order_id:str>/complete")
 async def complete(request: Request, order_id: str):
-    return await _move(request, order_id, complete_order)
+    return await moved_order(request, order_id, complete_order)
