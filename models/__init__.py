@@ -5,6 +5,7 @@ from models.batch_job import BatchJob
 from models.cart import (
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
 )
+from models.claim import ClaimImage, ClaimItem, ClaimOrder, ClaimTag
 from models.collection import ProductCollection
 from models.customer import Address, Customer, CustomerGroup
 from models.draft_order import DraftOrder
@@ -37,7 +38,7 @@ from models.store import Currency, Store
 from models.user import User
 
 __models__ = [
-    Address, BatchJob, Cart, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
+    Address, BatchJob, Cart, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
     DisplaySequence, DraftOrder, Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,

@@ -54,6 +54,8 @@ class LineItem(Entity):
 
     cart = fields.ForeignKeyField("models.Cart", related_name="items", null=True, on_delete=fields.CASCADE)
     order_id = fields.CharField(max_length=64, null=True)
+    claim_order_id = fields.CharField(max_length=64, null=True)  # a claim's replacement item
+    swap_id = fields.CharField(max_length=64, null=True)  # a swap's new item
     order_edit_id = fields.CharField(max_length=64, null=True)  # a line an order edit proposes
     original_item_id = fields.CharField(max_length=64, null=True)  # the order line it was cloned from
     variant = fields.ForeignKeyField(
@@ -111,6 +113,8 @@ class ShippingMethod(Entity):
     )
     order_id = fields.CharField(max_length=64, null=True)
     return_id = fields.CharField(max_length=64, null=True)  # the return shipment of a return
+    claim_order_id = fields.CharField(max_length=64, null=True)  # how a claim's replacements ship
+    swap_id = fields.CharField(max_length=64, null=True)  # how a swap's new items ship
     price = fields.BigIntField()  # minor units; 0 while a free-shipping discount is on the cart
     data = fields.JSONField(default=dict)
 

@@ -50,6 +50,10 @@ PREFIXES = {
     "tracking_link": "tlink",
     "return": "ret",
     "refund": "ref",
+    "claim_order": "claim",
+    "claim_item": "citm",
+    "claim_image": "cimg",
+    "claim_tag": "ctag",
 }
 
 
