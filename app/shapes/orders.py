@@ -22,7 +22,7 @@ from services.orders.view import AfterSale, OrderView, load_order_view
 __all__ = [
     "ORDER_COLUMNS", "STORE_COLUMNS", "STORE_RELATIONS", "STORE_ALLOWED_RELATIONS", "ADMIN_RELATIONS",
     "ADMIN_ALLOWED_RELATIONS", "PLACED_RELATIONS", "TOTAL_KEYS", "FIELD_EXTRAS", "order_json",
-    "placed_order_json", "item_json", "fulfillment_json", "return_json",
+    "placed_order_json", "item_json", "fulfillment_json", "return_json", "claim_json",
 ]
 
 ORDER_COLUMNS = (
@@ -42,7 +42,7 @@ STORE_RELATIONS = (
     "region",
 )
 STORE_ALLOWED_RELATIONS = STORE_RELATIONS + ("billing_address",)
-_EMPTY = ("claims", "swaps", "edits")
+_EMPTY = ("swaps", "edits")
 # Medusa v1's admin defaults; the nested names under relations that do not exist yet are accepted.
 ADMIN_RELATIONS = (
     "billing_address", "claims", "claims.additional_items", "claims.additional_items.variant",
@@ -173,6 +173,40 @@ def return_json(after: AfterSale, ret: Return) -> dict:
     return data
 
 
+def claim_json(parts, below: dict) -> dict:
+    """A claim with its claimed items (each with its line, photos and tags), replacements, parcels,
+    return, address and shipping methods; a replacement's product when `below` asks for it."""
+    data = dump(parts.claim)
+    data["claim_items"] = []
+    for item in parts.claim_items:
+        row = dump(item)
+        row["item"] = dump(item.item, {"variant": {}}) if getattr(item, "item", None) is not None else None
+        row["images"] = [dump(i) for i in item.images]
+        row["tags"] = [dump(t) for t in item.tags]
+        data["claim_items"].append(row)
+    product = below.get("additional_items", {}).get("variant", {}).get("product")
+    data["additional_items"] = []
+    for line in parts.additional_items:
+        row = dump(line)
+        row["variant"] = dump(line.variant)
+        if product is not None and line.variant is not None:
+            row["variant"]["product"] = _product(line.variant.product, "profiles" in product)
+        row["tax_lines"] = [dump(t) for t in parts.item_tax_lines.get(line.id, [])]
+        data["additional_items"].append(row)
+    data["fulfillments"] = [{**dump(f), "items": [dump(i) for i in parts.fulfillment_items.get(f.id, [])],
+                             "tracking_links": [dump(t) for t in parts.tracking_links.get(f.id, [])]}
+                            for f in parts.fulfillments]
+    data["return_order"] = None
+    if parts.return_order is not None:
+        data["return_order"] = {**dump(parts.return_order),
+                                "items": [dump(i, {"reason": {}}) for i in parts.return_items]}
+    data["shipping_address"] = dump(parts.shipping_address)
+    data["shipping_methods"] = [
+        {**dump(m, {"shipping_option": {}}), "tax_lines": [dump(t) for t in m.tax_lines]} for m in parts.shipping_methods
+    ]
+    return data
+
+
 def _one(name: str):
     return lambda view, below: dump(getattr(view.order, name))
 
@@ -190,5 +224,6 @@ _RELATIONS = {
     "fulfillments": lambda view, below: [fulfillment_json(view.after_sale, f) for f in view.after_sale.fulfillments],
     "refunds": lambda view, below: [dump(r) for r in view.after_sale.refunds],
     "returns": lambda view, below: [return_json(view.after_sale, r) for r in view.after_sale.returns],
+    "claims": lambda view, below: [claim_json(c, below) for c in view.after_sale.claims],
     **{name: (lambda view, below: []) for name in _EMPTY},
 }

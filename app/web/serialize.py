@@ -9,7 +9,8 @@ from tortoise.fields.relational import ManyToManyRelation, ReverseRelation
 from tortoise.models import Model
 
 from models import (
-    Address, BatchJob, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
+    Address, BatchJob, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup,
+    Discount, DiscountCondition, DiscountRule,
     Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, Image, Invite, MoneyAmount, Note,
     OAuthApp, PriceList, PublishableApiKey, Refund, Return, ReturnItem, ReturnReason, TrackingLink,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
@@ -136,6 +137,13 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
         "note", "metadata",
     ),
     Refund: ("id", "order_id", "payment_id", "amount", "note", "reason", "idempotency_key") + _ENTITY[:-1],
+    ClaimOrder: (
+        "id", "type", "payment_status", "fulfillment_status", "order_id", "shipping_address_id", "refund_amount",
+        "canceled_at", "no_notification", "idempotency_key",
+    ) + _ENTITY,
+    ClaimItem: ("id", "claim_order_id", "item_id", "variant_id", "reason", "note", "quantity") + _ENTITY,
+    ClaimImage: ("id", "claim_item_id", "url") + _ENTITY,
+    ClaimTag: ("id", "value") + _ENTITY,
     # `includes_tax` only exists with the tax_inclusive_pricing flag, which is off here.
     PriceList: ("id", "name", "description", "type", "status", "starts_at", "ends_at") + _TS,
 }

@@ -12,7 +12,7 @@ from tortoise.models import Model
 from tortoise.query_utils import Prefetch
 from tortoise.queryset import QuerySet
 
-__all__ = ["FindConfig", "find_page", "find_one", "prefetches", "date_filters"]
+__all__ = ["FindConfig", "find_page", "find_one", "prefetches", "date_filters", "rows_by"]
 
 
 @dataclass(frozen=True)
@@ -96,4 +96,12 @@ def date_filters(**comparisons: dict | None) -> dict:
         for op, value in (ops or {}).items():
             if value is not None:
                 out[f"{column}__{op}"] = value
+    return out
+
+
+def rows_by(rows: list, key: str, keys: list[str]) -> dict[str, list]:
+    """`rows` grouped by their `key` attribute, with an empty list for each of `keys` that has none."""
+    out: dict[str, list] = {k: [] for k in keys}
+    for row in rows:
+        out[getattr(row, key)].append(row)
     return out

@@ -28,7 +28,7 @@ from services.orders.line_counts import chosen_quantities, move_counters, settle
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 
-__all__ = ["fulfil_order", "cancel_fulfillment", "order_fulfillment"]
+__all__ = ["fulfil_order", "fulfil_lines", "cancel_fulfillment", "call_back", "order_fulfillment"]
 
 TOO_MANY = "Cannot fulfill more items than have been purchased"
 
@@ -42,31 +42,42 @@ async def fulfil_order(
     async with atomic():
         order = await lock_order(order_id)
         plan(order, "fulfil")
-        methods = await ShippingMethod.filter(order_id=order.id).select_related("shipping_option").order_by(
-            "created_at", "id")
-        if not methods:
-            raise NotAllowed("Cannot fulfill an order that lacks shipping methods")
-        lines = {line.id: line for line in await LineItem.filter(order_id=order.id, id__in=list(wanted))
-                 .select_related("variant__product")}
-        for item_id, quantity in wanted.items():
-            line = lines.get(item_id)
-            if line is None:
-                raise NotFound(f"Line item with id {item_id} was not found in order {order.id}")
-            if quantity > line.quantity - (line.fulfilled_quantity or 0):
-                raise NotAllowed(TOO_MANY)
-        made = []
-        for method, group in _by_method(methods, [lines[i] for i in wanted]):
-            parts = [{"item_id": line.id, "quantity": wanted[line.id]} for line in group]
-            provider = get_provider(method.shipping_option.provider_id)
-            data = await provider.create_fulfillment(dict(method.data or {}), parts, order.id)
-            fulfillment = await Fulfillment.create(
-                order_id=order.id, provider_id=provider.id, location_id=location_id, data=data,
-                no_notification=no_notification, metadata=metadata or {},
-            )
-            await FulfillmentItem.bulk_create([FulfillmentItem(fulfillment_id=fulfillment.id, **p) for p in parts])
-            made.append(fulfillment)
-        await move_counters(wanted, "fulfilled_quantity", +1, F("quantity"), TOO_MANY)
+        made = await fulfil_lines("order_id", order.id, wanted, "Cannot fulfill an order that lacks shipping methods",
+                                  no_notification=no_notification, location_id=location_id, metadata=metadata)
         await settle_fulfillment_status(order)
+    return made
+
+
+async def fulfil_lines(
+    owner: str, owner_id: str, wanted: dict[str, int], no_method: str, *, no_notification: bool | None = None,
+    location_id: str | None = None, metadata: dict | None = None,
+) -> list[Fulfillment]:
+    """Fulfil `wanted` units of lines belonging to `owner` (the column naming an order, a claim
+    or a swap) with that owner's shipping methods. The caller holds the order's lock."""
+    methods = await ShippingMethod.filter(**{owner: owner_id}).select_related("shipping_option").order_by(
+        "created_at", "id")
+    if not methods:
+        raise NotAllowed(no_method)
+    lines = {line.id: line for line in await LineItem.filter(**{owner: owner_id}, id__in=list(wanted))
+             .select_related("variant__product")}
+    for item_id, quantity in wanted.items():
+        line = lines.get(item_id)
+        if line is None:
+            raise NotFound(f"Line item with id {item_id} was not found in {owner_id}")
+        if quantity > line.quantity - (line.fulfilled_quantity or 0):
+            raise NotAllowed(TOO_MANY)
+    made = []
+    for method, group in _by_method(methods, [lines[i] for i in wanted]):
+        parts = [{"item_id": line.id, "quantity": wanted[line.id]} for line in group]
+        provider = get_provider(method.shipping_option.provider_id)
+        data = await provider.create_fulfillment(dict(method.data or {}), parts, owner_id)
+        fulfillment = await Fulfillment.create(
+            **{owner: owner_id}, provider_id=provider.id, location_id=location_id, data=data,
+            no_notification=no_notification, metadata=metadata or {},
+        )
+        await FulfillmentItem.bulk_create([FulfillmentItem(fulfillment_id=fulfillment.id, **p) for p in parts])
+        made.append(fulfillment)
+    await move_counters(dict(wanted), "fulfilled_quantity", +1, F("quantity"), TOO_MANY)
     return made
 
 
@@ -107,13 +118,20 @@ async def cancel_fulfillment(order_id: str, fulfillment_id: str) -> None:
         if fulfillment.canceled_at is not None:
             return
         plan(order, "cancel_fulfillment")
-        if fulfillment.shipped_at is not None:
-            raise NotAllowed("The fulfillment has already been shipped. Shipped fulfillments cannot be canceled")
-        data = await get_provider(fulfillment.provider_id).cancel_fulfillment(dict(fulfillment.data or {}))
-        canceled = await Fulfillment.filter(id=fulfillment.id, canceled_at=None, shipped_at=None).update(
-            **stamped(canceled_at=clock.now(), data=data))
-        if not canceled:
-            return
-        parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
-        await move_counters(parts, "fulfilled_quantity", -1, None, "The fulfillment's items were changed meanwhile")
-        await settle_fulfillment_status(order)
+        if await call_back(fulfillment):
+            await settle_fulfillment_status(order)
+
+
+async def call_back(fulfillment: Fulfillment) -> bool:
+    """Cancel a fulfillment at its provider and give its units back to its lines; False when it
+    was canceled meanwhile. The caller holds the order's lock."""
+    if fulfillment.shipped_at is not None:
+        raise NotAllowed("The fulfillment has already been shipped. Shipped fulfillments cannot be canceled")
+    data = await get_provider(fulfillment.provider_id).cancel_fulfillment(dict(fulfillment.data or {}))
+    canceled = await Fulfillment.filter(id=fulfillment.id, canceled_at=None, shipped_at=None).update(
+        **stamped(canceled_at=clock.now(), data=data))
+    if not canceled:
+        return False
+    parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
+    await move_counters(parts, "fulfilled_quantity", -1, None, "The fulfillment's items were changed meanwhile")
+    return True

@@ -19,7 +19,7 @@ from services.orders.line_counts import move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 
-__all__ = ["ship_fulfillment"]
+__all__ = ["ship_fulfillment", "send_off"]
 
 ALREADY_SHIPPED = "The fulfillment has already been shipped"
 
@@ -32,16 +32,22 @@ async def ship_fulfillment(
         order = await lock_order(order_id)
         fulfillment = await order_fulfillment(order, fulfillment_id, missing="Could not find fulfillment")
         plan(order, "ship")
-        if fulfillment.canceled_at is not None:
-            raise NotAllowed("Fulfillment has been canceled")
-        numbers = [n for n in tracking_numbers or [] if n]
-        changes: dict = {"shipped_at": clock.now(), "tracking_numbers": numbers}
-        if no_notification is not None:
-            changes["no_notification"] = no_notification
-        shipped = await Fulfillment.filter(id=fulfillment.id, shipped_at=None, canceled_at=None).update(**stamped(**changes))
-        if not shipped:
-            raise NotAllowed(ALREADY_SHIPPED)
-        await TrackingLink.bulk_create([TrackingLink(fulfillment_id=fulfillment.id, tracking_number=n) for n in numbers])
-        parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
-        await move_counters(parts, "shipped_quantity", +1, F("fulfilled_quantity"), ALREADY_SHIPPED)
+        await send_off(fulfillment, tracking_numbers, no_notification)
         await settle_fulfillment_status(order)
+
+
+async def send_off(fulfillment: Fulfillment, tracking_numbers: list[str] | None, no_notification: bool | None) -> None:
+    """Mark a fulfillment shipped with its tracking links and count its lines shipped. The
+    caller holds the order's lock."""
+    if fulfillment.canceled_at is not None:
+        raise NotAllowed("Fulfillment has been canceled")
+    numbers = [n for n in tracking_numbers or [] if n]
+    changes: dict = {"shipped_at": clock.now(), "tracking_numbers": numbers}
+    if no_notification is not None:
+        changes["no_notification"] = no_notification
+    shipped = await Fulfillment.filter(id=fulfillment.id, shipped_at=None, canceled_at=None).update(**stamped(**changes))
+    if not shipped:
+        raise NotAllowed(ALREADY_SHIPPED)
+    await TrackingLink.bulk_create([TrackingLink(fulfillment_id=fulfillment.id, tracking_number=n) for n in numbers])
+    parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
+    await move_counters(parts, "shipped_quantity", +1, F("fulfilled_quantity"), ALREADY_SHIPPED)

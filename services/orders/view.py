@@ -19,7 +19,9 @@ from models import (
     LineItemTaxLine, Order, Payment, Refund, Return, ReturnItem, ShippingMethod, ShippingMethodTaxLine, TrackingLink,
 )
 from services.carts.view import amount_discount, has_free_shipping
+from services.claims.view import load_claims
 from services.core.errors import NotFound
+from services.core.listing import rows_by
 from services.core.ids import fits
 from services.orders.totals import OrderTotals, PaymentInput, TransactionInput, order_totals
 from services.carts.totals import ItemInput, ShippingInput
@@ -48,6 +50,7 @@ class AfterSale:
     return_items: dict[str, list[ReturnItem]] = field(default_factory=dict)  # by return id, with reason
     return_methods: dict[str, ShippingMethod] = field(default_factory=dict)  # by return id, with option
     return_method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)  # by method id
+    claims: list = field(default_factory=list)  # services/claims/view.py ClaimParts, oldest first
 
 
 @dataclass
@@ -147,8 +150,9 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
 
 
 async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
-    """The after-sale rows of each order: three statements, and one more per kind of child row
-    that exists (fulfillment items and tracking links, return items, return shipping)."""
+    """The after-sale rows of each order: four statements, and one more per kind of child row
+    that exists (fulfillment items and tracking links, return items, return shipping, a claim's
+    rows)."""
     fulfillments = await Fulfillment.filter(order_id__in=order_ids).order_by("created_at", "id")
     refunds = await Refund.filter(order_id__in=order_ids).order_by("created_at", "id")
     returns = await Return.filter(order_id__in=order_ids).order_by("created_at", "id")
@@ -166,6 +170,8 @@ async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
         "tax_lines"
     ) if ret_ids else []
     out = {order_id: AfterSale() for order_id in order_ids}
+    for order_id, claims in (await load_claims(order_ids)).items():
+        out[order_id].claims = claims
     for f in fulfillments:
         part = out[f.order_id]
         part.fulfillments.append(f)
@@ -181,13 +187,6 @@ async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
         if method is not None:
             part.return_methods[r.id] = method
             part.return_method_tax_lines[method.id] = list(method.tax_lines)
-    return out
-
-
-def rows_by(rows: list, key: str, keys: list[str]) -> dict[str, list]:
-    out: dict[str, list] = {k: [] for k in keys}
-    for row in rows:
-        out[getattr(row, key)].append(row)
     return out
 
 

@@ -1,0 +1,105 @@
+"""A claim after it is made (reference orders §6.3-6.6): its replacements fulfilled and shipped
+with the order operations' mechanics (services/orders/fulfilments.py, shipments.py), a claim
+fulfillment called back, and the claim canceled. Each runs in one transaction holding the
+order's row lock.
+
+Unlike Medusa v1: canceling a replace claim gives its replacements' stock back (once: the cancel
+is a conditional UPDATE), and a fulfillment or shipment of another claim is refused.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tortoise.expressions import F, Q
+
+from models import ClaimOrder, Fulfillment, LineItem, ProductVariant, Return
+from services.checkout.placement import stocked
+from services.claims.statuses import check_claim, order_claim, settle_claim_status
+from services.core import clock
+from services.core.db import atomic
+from services.core.errors import NotAllowed, NotFound
+from services.core.ids import fits
+from services.orders.fulfilments import call_back, fulfil_lines
+from services.orders.locks import lock_order, stamped
+from services.orders.shipments import send_off
+
+__all__ = ["fulfil_claim", "ship_claim", "cancel_claim_fulfillment", "cancel_claim"]
+
+
+async def fulfil_claim(order_id: str, claim_id: str, *, no_notification: bool | None = None,
+                       location_id: str | None = None, metadata: dict | None = None) -> None:
+    """Fulfil every replacement not yet fulfilled."""
+    async with atomic():
+        await lock_order(order_id)
+        claim = await order_claim(order_id, claim_id)
+        check_claim(claim, "fulfil")
+        if claim.type != "replace":
+            raise NotAllowed(f'Claims with the type "{claim.type}" can not be fulfilled.')
+        remaining = {line.id: line.quantity - (line.fulfilled_quantity or 0)
+                     for line in await LineItem.filter(claim_order_id=claim.id)}
+        remaining = {item_id: n for item_id, n in remaining.items() if n > 0}
+        if not remaining:
+            raise NotAllowed("The claim has already been fulfilled.")
+        await fulfil_lines("claim_order_id", claim.id, remaining, "Cannot fulfill a claim without a shipping method.",
+                           no_notification=claim.no_notification if no_notification is None else no_notification,
+                           location_id=location_id, metadata=metadata)
+        await settle_claim_status(claim)
+
+
+async def _claim_fulfillment(claim: ClaimOrder, fulfillment_id: str) -> Fulfillment:
+    found = await Fulfillment.get_or_none(id=fulfillment_id) if fits(Fulfillment, fulfillment_id) else None
+    if found is None:
+        raise NotFound(f"Fulfillment with id: {fulfillment_id} was not found")
+    if found.claim_order_id != claim.id:
+        raise NotFound(f"no fulfillment was found with the id: {fulfillment_id} related to claim: {claim.id}")
+    return found
+
+
+async def ship_claim(order_id: str, claim_id: str, fulfillment_id: str, tracking_numbers: list[str] | None = None) -> None:
+    async with atomic():
+        await lock_order(order_id)
+        claim = await order_claim(order_id, claim_id)
+        check_claim(claim, "ship")
+        await send_off(await _claim_fulfillment(claim, fulfillment_id), tracking_numbers, None)
+        await settle_claim_status(claim)
+
+
+async def cancel_claim_fulfillment(order_id: str, claim_id: str, fulfillment_id: str) -> None:
+    async with atomic():
+        await lock_order(order_id)
+        claim = await order_claim(order_id, claim_id)
+        fulfillment = await _claim_fulfillment(claim, fulfillment_id)
+        if fulfillment.canceled_at is None and await call_back(fulfillment):
+            await settle_claim_status(claim)
+
+
+async def cancel_claim(order_id: str, claim_id: str) -> None:
+    """Cancel a claim with no refund, no live fulfillment and no live return; a canceled one
+    stays as it is."""
+    async with atomic():
+        await lock_order(order_id)
+        claim = await order_claim(order_id, claim_id)
+        if claim.canceled_at is not None:
+            return
+        if claim.refund_amount:
+            raise NotAllowed("Claim with a refund cannot be canceled")
+        if await Fulfillment.filter(claim_order_id=claim.id, canceled_at=None).exists():
+            raise NotAllowed("All fulfillments must be canceled before the claim can be canceled")
+        if await Return.filter(claim_order_id=claim.id).exclude(status="canceled").exists():
+            raise NotAllowed("Return must be canceled before the claim can be canceled")
+        canceled = await ClaimOrder.filter(id=claim.id, canceled_at=None).update(
+            **stamped(canceled_at=clock.now(), fulfillment_status="canceled"))
+        if canceled:
+            await _restock_replacements(claim)
+
+
+async def _restock_replacements(claim: ClaimOrder) -> None:
+    back: Counter[str] = Counter()
+    for variant_id, quantity in await LineItem.filter(claim_order_id=claim.id, variant_id__not_isnull=True).values_list(
+        "variant_id", "quantity",
+    ):
+        back[variant_id] += quantity
+    for variant_id in sorted(back):
+        await ProductVariant.filter(Q(id=variant_id) & stocked()).update(
+            inventory_quantity=F("inventory_quantity") + back[variant_id])

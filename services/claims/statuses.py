@@ -1,0 +1,45 @@
+"""A claim's states as a table (reference orders §2.7, §6.3-6.6): what each operation refuses and
+where it leaves the claim. Its fulfillment status is derived from its replacement items'
+counters, as the order's is (services/orders/statuses.py)."""
+
+from __future__ import annotations
+
+from models import ClaimOrder, LineItem
+from services.core.errors import NotAllowed, NotFound
+from services.core.ids import fits
+from services.orders.locks import stamped
+from services.orders.statuses import LineCounts, fulfillment_status_of
+
+__all__ = ["CLAIM_REFUSALS", "check_claim", "order_claim", "settle_claim_status"]
+
+# Per operation, the refusal of a canceled claim (Medusa v1's texts).
+CLAIM_REFUSALS = {
+    "update": "Canceled claim cannot be updated",
+    "fulfil": "Canceled claim cannot be fulfilled",
+    "ship": "Canceled claim cannot be fulfilled as shipped",
+    "cancel_fulfillment": "Canceled claim cannot be fulfilled",
+}
+
+
+def check_claim(claim: ClaimOrder, operation: str) -> None:
+    if claim.canceled_at is not None and operation in CLAIM_REFUSALS:
+        raise NotAllowed(CLAIM_REFUSALS[operation])
+
+
+async def order_claim(order_id: str, claim_id: str) -> ClaimOrder:
+    """The order's live claim with that id: Medusa's 404s for an unknown one and another's."""
+    claim = await ClaimOrder.get_or_none(id=claim_id, deleted_at=None) if fits(ClaimOrder, claim_id) else None
+    if claim is None:
+        raise NotFound(f"Claim with {claim_id} was not found")
+    if claim.order_id != order_id:
+        raise NotFound(f"no claim was found with the id: {claim_id} related to order: {order_id}")
+    return claim
+
+
+async def settle_claim_status(claim: ClaimOrder) -> str:
+    rows = await LineItem.filter(claim_order_id=claim.id).values_list(
+        "quantity", "fulfilled_quantity", "shipped_quantity", "returned_quantity")
+    status = fulfillment_status_of([LineCounts(*row) for row in rows])
+    if status != claim.fulfillment_status:
+        await ClaimOrder.filter(id=claim.id).update(**stamped(fulfillment_status=status))
+    return status
