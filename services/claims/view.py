@@ -39,7 +39,7 @@ async def load_claims(order_ids: list[str]) -> dict[str, list[ClaimParts]]:
         "images", "tags").order_by("created_at", "id"), "claim_order_id", ids)
     claimed = {line.id: line for line in await LineItem.filter(
         id__in=list({i.item_id for rows in items.values() for i in rows})).select_related("variant")}
-    extras = rows_by(await LineItem.filter(claim_order_id__in=ids).select_related("variant__product").order_by(
+    extras = rows_by(await LineItem.filter(claim_order_id__in=ids).select_related("variant__product__profile").order_by(
         "created_at", "id"), "claim_order_id", ids)
     extra_ids = [line.id for rows in extras.values() for line in rows]
     tax_lines = rows_by(await LineItemTaxLine.filter(item_id__in=extra_ids), "item_id", extra_ids) if extra_ids else {}

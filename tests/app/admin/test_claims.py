@@ -54,6 +54,13 @@ async def test_a_replacement_is_claimed_fulfilled_and_shipped(client, admin_head
     assert await stock("variant_t_shirt_m") == before - 1
     # The order's own lines and totals are untouched
     assert len(o["items"]) == 2 and o["refunded_total"] == 0
+    # The dashboard's order page reads the replacements' products and their profiles
+    r = await client.get(f"/admin/orders/{order['id']}", headers=admin_headers, params={
+        "expand": "claims.claim_items.item,claims.fulfillments,claims.return_order,"
+                  "claims.additional_items.variant.product.profiles,returnable_items"})
+    assert r.status_code == 200, r.text
+    shown = r.json()["order"]["claims"][0]["additional_items"][0]["variant"]["product"]
+    assert shown["title"] == "Medusa T-Shirt" and shown["profiles"][0]["type"] == "default"
     # Fulfilled, then shipped with a tracking number
     path = f"/admin/orders/{order['id']}/claims/{c['id']}"
     r = await client.post(f"{path}/fulfillments", headers=admin_headers)
