@@ -1,5 +1,5 @@
 """Admin claims on an order (reference orders §6): `/admin/orders/{id}/claims` and what follows
-(cancel, fulfil, ship, cancel a claim fulfillment). Each answers the order; making, fulfilling
+(update, cancel, fulfil, ship, cancel a claim fulfillment). Each answers the order; making, fulfilling
 and shipping a claim take an `Idempotency-Key`."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from app.admin.order_answers import keyed_order, moved_order
 from app.web.validation import AddressFields, Amount, Body, NonEmptyStr, parse_body
 from services.claims.creation import create_claim
 from services.claims.operations import cancel_claim, cancel_claim_fulfillment, fulfil_claim, ship_claim
+from services.claims.updates import update_claim
 
 __all__ = ["bp"]
 
@@ -62,6 +63,38 @@ class NewClaim(Body):
 async def create(request: Request, order_id: str):
     body = parse_body(request, NewClaim).model_dump(exclude_unset=True)
     return await keyed_order(request, order_id, "claims", lambda key: create_claim(order_id, body, idempotency_key=key))
+
+
+class ClaimImageRef(Body):
+    id: str | None = None
+    url: str | None = None
+
+
+class ClaimTagRef(Body):
+    id: str | None = None
+    value: str | None = None
+
+
+class ClaimedItemChange(Body):
+    id: NonEmptyStr
+    note: str | None = None
+    reason: str | None = None
+    images: list[ClaimImageRef] = []
+    tags: list[ClaimTagRef] = []
+    metadata: dict[str, Any] | None = None
+
+
+class ClaimChange(Body):
+    claim_items: list[ClaimedItemChange] | None = None
+    shipping_methods: list[ClaimShipping] | None = None
+    no_notification: bool | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@bp.post("/<claim_id:str>")
+async def update(request: Request, order_id: str, claim_id: str):
+    body = parse_body(request, ClaimChange).model_dump(exclude_unset=True)
+    return await moved_order(request, order_id, lambda o: update_claim(o, claim_id, body))
 
 
 @bp.post("/<claim_id:str>/cancel")

@@ -25,7 +25,7 @@ from services.orders.view import load_order_view
 from services.returns.amounts import items_refund
 from services.returns.requests import request_return
 
-__all__ = ["create_claim"]
+__all__ = ["create_claim", "claim_tags", "ship_with"]
 
 ADDRESS_FIELDS = (
     "first_name", "last_name", "phone", "company", "address_1", "address_2", "city", "country_code", "province",
@@ -93,7 +93,7 @@ async def create_claim(order_id: str, data: dict, *, idempotency_key: str | None
                         for extra in data.get("additional_items") or []]
         await reserve_inventory(replacements)
         for method in data.get("shipping_methods") or []:
-            await _ship_with(order, claim, method)
+            await ship_with(order, claim, method)
         if data.get("return_shipping") is not None:
             await _take_back(order, claim, data)
         if claim.type == "refund":
@@ -117,15 +117,20 @@ async def _claim_item(claim: ClaimOrder, line: LineItem, item: dict) -> None:
         note=item.get("note"), quantity=item["quantity"], metadata=item.get("metadata") or {},
     )
     await ClaimImage.bulk_create([ClaimImage(claim_item_id=row.id, url=url) for url in item.get("images") or []])
-    tags = []
-    for value in dict.fromkeys(v.strip().lower() for v in item.get("tags") or [] if v and v.strip()):
-        tag = await ClaimTag.get_or_none(value=value, deleted_at=None) or await ClaimTag.create(value=value)
-        tags.append(tag)
+    tags = await claim_tags(item.get("tags") or [])
     if tags:
         await row.tags.add(*tags)
 
 
-async def _ship_with(order, claim: ClaimOrder, method: dict) -> None:
+async def claim_tags(values: list[str]) -> list[ClaimTag]:
+    """The tags of these values, trimmed and in lower case, each once: found, or made."""
+    tags = []
+    for value in dict.fromkeys(v.strip().lower() for v in values if v and v.strip()):
+        tags.append(await ClaimTag.get_or_none(value=value, deleted_at=None) or await ClaimTag.create(value=value))
+    return tags
+
+
+async def ship_with(order, claim: ClaimOrder, method: dict) -> None:
     """An order's shipping method given by `id` now ships the claim too; else a new one."""
     if method.get("id"):
         attached = await ShippingMethod.filter(id=method["id"], order_id=order.id).update(claim_order_id=claim.id)

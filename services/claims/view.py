@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tortoise.query_utils import Prefetch
+
 from models import (
-    Address, ClaimItem, ClaimOrder, Fulfillment, FulfillmentItem, LineItem, LineItemTaxLine, Return, ReturnItem,
-    ShippingMethod, TrackingLink,
+    Address, ClaimImage, ClaimItem, ClaimOrder, Fulfillment, FulfillmentItem, LineItem, LineItemTaxLine, Return,
+    ReturnItem, ShippingMethod, TrackingLink,
 )
 from services.core.listing import rows_by
 
@@ -36,7 +38,8 @@ async def load_claims(order_ids: list[str]) -> dict[str, list[ClaimParts]]:
         return out
     ids = [c.id for c in claims]
     items = rows_by(await ClaimItem.filter(claim_order_id__in=ids, deleted_at=None).prefetch_related(
-        "images", "tags").order_by("created_at", "id"), "claim_order_id", ids)
+        Prefetch("images", queryset=ClaimImage.filter(deleted_at=None).order_by("created_at", "id")), "tags",
+    ).order_by("created_at", "id"), "claim_order_id", ids)
     claimed = {line.id: line for line in await LineItem.filter(
         id__in=list({i.item_id for rows in items.values() for i in rows})).select_related("variant")}
     extras = rows_by(await LineItem.filter(claim_order_id__in=ids).select_related("variant__product__profile").order_by(

@@ -162,3 +162,49 @@ async def test_an_unfulfilled_item_cannot_be_claimed_and_routes_need_a_user(clie
     assert r.status_code == 401
     r = await client.post(f"/admin/orders/{order.id}/claims/claim_nope/cancel", headers=admin_headers)
     assert (r.status_code, r.json()["message"]) == (404, "Claim with claim_nope was not found")
+
+
+async def test_a_claim_is_changed_its_photos_tags_and_shipping_replaced(client, admin_headers, seeded):
+    order = await shipped_order(client, admin_headers)
+    c = (await claim(client, admin_headers, order, **replacement(order, await na_option())))["order"]["claims"][0]
+    item = c["claim_items"][0]
+    path = f"/admin/orders/{order['id']}/claims/{c['id']}"
+    qa = next(t for t in item["tags"] if t["value"] == "qa")
+    r = await client.post(path, headers=admin_headers, json={
+        "metadata": {"ticket": "Z-1"}, "no_notification": True,
+        "shipping_methods": [{"id": order["shipping_methods"][0]["id"]}],
+        "claim_items": [{"id": item["id"], "note": "Both seams", "reason": "wrong_item",
+                         "images": [{"url": "https://img.example/2.jpg"}], "tags": [{"id": qa["id"]}, {"value": "Urgent "}]}],
+    })
+    assert r.status_code == 200, r.text
+    c = r.json()["order"]["claims"][0]
+    item = c["claim_items"][0]
+    assert (c["metadata"], c["no_notification"]) == ({"ticket": "Z-1"}, True)
+    assert (item["note"], item["reason"]) == ("Both seams", "wrong_item")
+    assert [i["url"] for i in item["images"]] == ["https://img.example/2.jpg"]
+    assert sorted(t["value"] for t in item["tags"]) == ["qa", "urgent"]
+    assert [m["order_id"] for m in c["shipping_methods"]] == [order["id"]]  # the order's method ships it now
+    r = await client.post(path, headers=admin_headers, json={"claim_items": [
+        {"id": item["id"], "reason": "meh", "images": [], "tags": []}]})
+    assert r.status_code == 400 and "Claim Item reason" in r.json()["message"]
+    assert (await client.post(f"{path}/cancel", headers=admin_headers)).status_code == 200
+    r = await client.post(path, headers=admin_headers, json={"metadata": {"x": 1}})
+    assert (r.status_code, r.json()["message"]) == (400, "Canceled claim cannot be updated")
+
+
+async def test_a_claim_fulfillment_is_called_back_once(client, admin_headers, seeded):
+    order = await shipped_order(client, admin_headers)
+    other = await shipped_order(client, admin_headers)
+    c = (await claim(client, admin_headers, order, **replacement(order, await na_option())))["order"]["claims"][0]
+    path = f"/admin/orders/{order['id']}/claims/{c['id']}"
+    f = (await client.post(f"{path}/fulfillments", headers=admin_headers)).json()["order"]["claims"][0]["fulfillments"][0]
+    r = await client.post(f"{path}/shipments", headers=admin_headers, json={"fulfillment_id": other["fulfillments"][0]["id"]})
+    assert r.status_code == 404
+    for _ in range(2):
+        r = await client.post(f"{path}/fulfillments/{f['id']}/cancel", headers=admin_headers)
+        assert r.status_code == 200, r.text
+    c = r.json()["order"]["claims"][0]
+    assert c["fulfillment_status"] == "not_fulfilled" and c["fulfillments"][0]["canceled_at"]
+    assert (await LineItem.get(claim_order_id=c["id"])).fulfilled_quantity == 0
+    r = await client.post(f"{path}/fulfillments", headers=admin_headers)
+    assert r.status_code == 200 and r.json()["order"]["claims"][0]["fulfillment_status"] == "fulfilled"
