@@ -4,11 +4,10 @@ counters, as the order's is (services/orders/statuses.py)."""
 
 from __future__ import annotations
 
-from models import ClaimOrder, LineItem
+from models import ClaimOrder
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
-from services.orders.locks import stamped
-from services.orders.statuses import LineCounts, fulfillment_status_of
+from services.orders.line_counts import settle_fulfillment_status
 
 __all__ = ["CLAIM_REFUSALS", "check_claim", "order_claim", "settle_claim_status"]
 
@@ -37,9 +36,4 @@ async def order_claim(order_id: str, claim_id: str) -> ClaimOrder:
 
 
 async def settle_claim_status(claim: ClaimOrder) -> str:
-    rows = await LineItem.filter(claim_order_id=claim.id).values_list(
-        "quantity", "fulfilled_quantity", "shipped_quantity", "returned_quantity")
-    status = fulfillment_status_of([LineCounts(*row) for row in rows])
-    if status != claim.fulfillment_status:
-        await ClaimOrder.filter(id=claim.id).update(**stamped(fulfillment_status=status))
-    return status
+    return await settle_fulfillment_status(claim, "claim_order_id")

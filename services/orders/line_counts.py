@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from tortoise.expressions import F
+from tortoise.models import Model
 
 from models import LineItem, Order
 from services.core.errors import InvalidData, NotAllowed
@@ -47,11 +48,12 @@ async def move_counters(changes: dict[str, int], counter: str, sign: int, ceilin
             raise NotAllowed(refusal)
 
 
-async def settle_fulfillment_status(order: Order) -> str:
-    """Write the fulfillment status the order's lines now describe; answer it."""
-    rows = await LineItem.filter(order_id=order.id).values_list(
+async def settle_fulfillment_status(owner: Order | Model, column: str = "order_id") -> str:
+    """Write the fulfillment status that the lines of `owner` (an order, or a claim whose lines
+    point at it by `column`) now describe; answer it."""
+    rows = await LineItem.filter(**{column: owner.id}).values_list(
         "quantity", "fulfilled_quantity", "shipped_quantity", "returned_quantity")
     status = fulfillment_status_of([LineCounts(*row) for row in rows])
-    if status != order.fulfillment_status:
-        await Order.filter(id=order.id).update(**stamped(fulfillment_status=status))
+    if status != owner.fulfillment_status:
+        await type(owner).filter(id=owner.id).update(**stamped(fulfillment_status=status))
     return status
