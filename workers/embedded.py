@@ -33,7 +33,9 @@ def start_embedded_worker(
 ) -> dramatiq.Worker:
     broker.middleware[:] = [m for m in broker.middleware if not isinstance(m, AsyncIO)]
     set_event_loop_thread(BorrowedLoop(loop))
-    broker.emit_after("process_boot")  # starts TimeLimit's and ShutdownNotifications' monitors
+    if not getattr(broker, "_commerce_booted", False):  # their monitor threads start once a process
+        broker.emit_after("process_boot")  # starts TimeLimit's and ShutdownNotifications' monitors
+        broker._commerce_booted = True
     worker = dramatiq.Worker(broker, worker_threads=threads, worker_timeout=worker_timeout)
     worker.start()
     return worker
@@ -43,3 +45,9 @@ async def stop_embedded_worker(worker: dramatiq.Worker) -> None:
     # stop() joins threads that wait on this loop: it must run off the loop.
     await asyncio.to_thread(worker.stop)
     set_event_loop_thread(None)
+    # Dramatiq leaves the stopped worker's middleware on the broker: a queue declared later would
+    # start a consumer for that dead worker, which would take messages that nothing then runs.
+    worker.broker.middleware[:] = [
+        m for m in worker.broker.middleware
+        if not (type(m).__name__ == "_WorkerMiddleware" and getattr(m, "worker", None) is worker)
+    ]
