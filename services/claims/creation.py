@@ -12,6 +12,8 @@ a claimed quantity below one is refused.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from models import Address, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, LineItem, Return, ShippingMethod
 from models.claim import CLAIM_REASONS, CLAIM_TYPES
 from services.checkout.placement import reserve_inventory
@@ -65,13 +67,14 @@ async def create_claim(order_id: str, data: dict, *, idempotency_key: str | None
             raise InvalidData("Cannot create a claim on a canceled item.")
         view = await load_order_view(order.id)
         lines = {i.id: i for i in view.items}
+        claimed = await _claimed(order.id)
         for item in data["claim_items"]:
             line = lines.get(item["item_id"])
             if line is None:
                 raise NotFound(f"Line item with {item['item_id']} was not found")
             if line.variant_id is None:
                 raise NotAllowed("Cannot claim a custom line item")
-            if (line.fulfilled_quantity or 0) < item["quantity"]:
+            if (line.fulfilled_quantity or 0) < claimed[line.id] + item["quantity"]:
                 raise NotAllowed("Cannot claim more of an item than has been fulfilled.")
         amount = None
         if data["type"] == "refund":
@@ -102,6 +105,18 @@ async def create_claim(order_id: str, data: dict, *, idempotency_key: str | None
                                    idempotency_key=f"claim:{claim.id}")
             await ClaimOrder.filter(id=claim.id).update(payment_status="refunded")
     return claim
+
+
+async def _claimed(order_id: str) -> Counter[str]:
+    """Units of each line already claimed by the order's live claims: a unit is claimed once, so
+    it is never refunded or replaced twice (Medusa checks each claim alone)."""
+    live = ClaimOrder.filter(order_id=order_id, canceled_at=None, deleted_at=None).values_list("id", flat=True)
+    claimed: Counter[str] = Counter()
+    for item_id, quantity in await ClaimItem.filter(claim_order_id__in=await live, deleted_at=None).values_list(
+        "item_id", "quantity",
+    ):
+        claimed[item_id] += quantity
+    return claimed
 
 
 async def _address(order, given: dict | None) -> str | None:

@@ -3,11 +3,14 @@ claim canceled; stock and money change once."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from models import ClaimItem, ClaimOrder, LineItem, ProductVariant, Refund, ShippingOption
 from tests.app.admin.test_order_operations import placed, post
 from tests.app.admin.test_returns import line, return_option, shipped_order
+from tests.conftest import requires_postgres
 
 
 async def stock(variant_id: str) -> int:
@@ -208,3 +211,34 @@ async def test_a_claim_fulfillment_is_called_back_once(client, admin_headers, se
     assert (await LineItem.get(claim_order_id=c["id"])).fulfilled_quantity == 0
     r = await client.post(f"{path}/fulfillments", headers=admin_headers)
     assert r.status_code == 200 and r.json()["order"]["claims"][0]["fulfillment_status"] == "fulfilled"
+
+
+def cap_refund(order: dict) -> dict:
+    return {"type": "refund", "claim_items": [{"item_id": line(order, "variant_cap_black"), "quantity": 1,
+                                               "reason": "missing_item"}]}
+
+
+async def test_a_unit_is_claimed_once_until_its_claim_is_canceled(client, admin_headers, seeded):
+    order = await shipped_order(client, admin_headers)
+    option = await na_option()
+    body = {**replacement(order, option), "claim_items": [
+        {"item_id": line(order, "variant_cap_black"), "quantity": 1, "reason": "missing_item"}]}
+    c = (await claim(client, admin_headers, order, **body))["order"]["claims"][0]
+    # The same cap cannot be refunded by a second claim
+    r = await client.post(f"/admin/orders/{order['id']}/claims", json=cap_refund(order), headers=admin_headers)
+    assert (r.status_code, r.json()["message"]) == (400, "Cannot claim more of an item than has been fulfilled.")
+    assert not await Refund.exists()
+    # ... until the first claim is canceled
+    r = await client.post(f"/admin/orders/{order['id']}/claims/{c['id']}/cancel", headers=admin_headers)
+    assert r.status_code == 200, r.text
+    await claim(client, admin_headers, order, **cap_refund(order))
+    assert await Refund.filter(order_id=order["id"]).count() == 1
+
+
+@requires_postgres()
+async def test_two_concurrent_claims_of_one_unit_refund_it_once(client, admin_headers, seeded):
+    order = await shipped_order(client, admin_headers)
+    answers = await asyncio.gather(*(client.post(f"/admin/orders/{order['id']}/claims", json=cap_refund(order),
+                                                 headers=admin_headers) for _ in range(2)))
+    assert sorted(a.status_code for a in answers) == [200, 400]
+    assert await Refund.filter(order_id=order["id"]).count() == 1 and await ClaimOrder.all().count() == 1
