@@ -6,11 +6,15 @@ pass what the payment captured, inside one transaction that also holds the order
 refunds racing are taken one after the other; the second sees what the first refunded, and the
 sum of refunds can never exceed what was captured.
 
-Order of work: the provider is called first for each payment, then its refund is recorded, all in
-that transaction. A provider that refuses (a domain error) changes nothing; one that fails
-otherwise rolls everything back (no row, no amount), and the request may be retried: the
-provider is given the same key each time (from the request's Idempotency-Key) so a gateway that
-did refund before failing to answer does not refund twice.
+Order of work: everything happens in one transaction. For each payment the conditional UPDATE
+comes first (it reserves the amount: the provider is never asked for money the database would
+not record), then the provider's refund, then its data. A provider that refuses (a domain error)
+and one that fails otherwise (reported as ProviderUnavailable, a 503) both roll everything back:
+no Refund row, no amount, no status. The retry finishes the work, and the provider is given the
+same key on the retry, so a gateway that did refund before failing to answer refunds once: the
+request's Idempotency-Key with the payment's id when there is one; otherwise the payment's id,
+the amount it had refunded before and the amount taken, which a committed refund moves on (so
+two real refunds never share a key) and a rolled-back one leaves as it was.
 
 Unlike Medusa v1: the reason must be one of Medusa's five (Medusa writes the refund at the
 gateway and then fails on the database enum with a 500), the amount must be positive, money is
@@ -24,9 +28,11 @@ from tortoise.expressions import F
 from models import Order, Payment, Refund
 from models.returns import REFUND_REASONS
 from services.core.db import atomic
-from services.core.errors import InvalidData, NotAllowed
+from services.core.errors import DomainError, InvalidData, NotAllowed, NotFound
+from services.orders.keyed import ProviderUnavailable
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan, refunded_payment_status
+from services.orders.view import ADMIN_NOT_FOUND
 from services.payments import get_provider
 
 __all__ = ["refund_order", "check_refund"]
@@ -52,7 +58,7 @@ async def refund_order(
     """Refund `amount` (minor units) of the order's captured money; joins an open transaction."""
     check_refund(amount, reason)
     async with atomic():
-        order = await lock_order(order_id)
+        order = await _lock(order_id)
         plan(order, "refund")
         payments = await Payment.filter(order_id=order.id, canceled_at=None).order_by("created_at", "id")
         paid = sum(p.amount for p in payments)
@@ -63,29 +69,42 @@ async def refund_order(
             raise NotAllowed(TOO_MUCH)
         refund = Refund(order_id=order.id, amount=amount, reason=reason, note=note, metadata=metadata,
                         idempotency_key=idempotency_key)
-        key = idempotency_key or refund.id
         left = amount
         for payment in captured:
             if not left:
                 break
             take = min(left, payment.amount - payment.amount_refunded)
-            await _take(payment, take, f"{key}:{payment.id}")
+            await _take(payment, take, idempotency_key)
             left -= take
         await refund.save()
         await _move_status(order)
     return refund
 
 
-async def _take(payment: Payment, amount: int, provider_key: str) -> None:
-    """`amount` off one captured payment, at its provider and then in its row, never past what it
-    captured (the conditional UPDATE is the last word, whatever was read before)."""
-    data = await get_provider(payment.provider_id).refund(dict(payment.data or {}), amount, provider_key)
+async def _lock(order_id: str) -> Order:
+    try:
+        return await lock_order(order_id)
+    except NotFound:
+        raise NotFound(ADMIN_NOT_FOUND.format(id=order_id)) from None  # the refund's wording (§3.8)
+
+
+async def _take(payment: Payment, amount: int, idempotency_key: str | None) -> None:
+    """`amount` off one captured payment: in its row, never past what it captured (the
+    conditional UPDATE is the last word, whatever was read before), then at its provider."""
     taken = await Payment.filter(
         id=payment.id, captured_at__not_isnull=True, canceled_at=None,
         amount_refunded__lte=payment.amount - amount,
-    ).update(amount_refunded=F("amount_refunded") + amount, data=data)
+    ).update(amount_refunded=F("amount_refunded") + amount)
     if not taken:
         raise NotAllowed(TOO_MUCH)
+    key = f"{idempotency_key}:{payment.id}" if idempotency_key else f"{payment.id}:{payment.amount_refunded}+{amount}"
+    try:
+        data = await get_provider(payment.provider_id).refund(dict(payment.data or {}), amount, key)
+    except DomainError:
+        raise
+    except Exception as e:
+        raise ProviderUnavailable() from e
+    await Payment.filter(id=payment.id).update(data=data)
 
 
 async def _move_status(order: Order) -> None:

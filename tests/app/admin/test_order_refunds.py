@@ -9,25 +9,39 @@ import pytest
 
 from models import Order, Payment, Refund
 from services.core.errors import PaymentError
-from tests.app.admin.test_order_operations import CountingProvider, placed, post, provider  # noqa: F401 (fixture)
+from services.payments import _PROVIDERS as PROVIDERS
+from services.payments import register
+from tests.app.admin.test_order_operations import CountingProvider, placed, post, stock
 from tests.conftest import requires_postgres
 
 
 class RefundingProvider(CountingProvider):
+    """Counts refunds too, and keeps the idempotency key of each."""
+
+    def __init__(self):
+        super().__init__()
+        self.keys: list[str] = []
+
     async def refund(self, data: dict, amount: int, idempotency_key: str) -> dict:
-        self.keys = getattr(self, "keys", []) + [idempotency_key]
+        self.keys.append(idempotency_key)
         return await self._call("refund", {**data, "refunded": data.get("refunded", 0) + amount})
 
 
+def registered(provider):
+    """`provider` registered for the test's length (a fixture's body)."""
+    register(provider)
+    yield provider
+    PROVIDERS.pop(provider.id, None)
+
+
 @pytest.fixture
-def gateway(provider):  # noqa: F811
-    provider.__class__ = RefundingProvider
-    return provider
+def gateway():
+    yield from registered(RefundingProvider())
 
 
-async def captured(client, admin_headers, provider=None, amount: int | None = None) -> Order:
+async def captured(client, admin_headers, gateway=None, amount: int | None = None) -> Order:
     """An order whose payment was captured; with `amount`, a payment of that amount."""
-    order = await placed(client, provider)
+    order = await placed(client, gateway)
     if amount is not None:
         await Payment.filter(order_id=order.id).update(amount=amount)
     r = await post(client, admin_headers, order.id, "/capture")
@@ -73,6 +87,18 @@ async def test_an_uncaptured_or_canceled_order_cannot_be_refunded(client, admin_
     assert not await Refund.exists()
 
 
+async def test_a_refunded_order_cannot_be_canceled_and_its_stock_stays_out(client, admin_headers, seeded):
+    # Medusa v1 refuses to cancel an order with any refund (§3.6 step 2), kept: cancel would also
+    # "cancel" captured payments at the gateway, and the stock of goods that may already be gone.
+    order = await captured(client, admin_headers, amount=1000)
+    before = await stock()
+    await post(client, admin_headers, order.id, "/refund", **refund(1000))
+    r = await post(client, admin_headers, order.id, "/cancel")
+    assert (r.status_code, r.json()) == (400, {"type": "not_allowed", "message": "Order with refund(s) cannot be canceled"})
+    got = await Order.get(id=order.id)
+    assert (got.status, got.payment_status, await stock()) == ("pending", "refunded", before)
+
+
 @pytest.mark.parametrize("body,message", [
     ({"reason": "other"}, "amount"),
     ({"amount": "100", "reason": "other"}, "amount"),
@@ -96,7 +122,7 @@ async def test_bad_input_is_a_400_and_nothing_moves(client, admin_headers, seede
 
 async def test_an_unknown_order_is_a_404(client, admin_headers, seeded):
     r = await post(client, admin_headers, "order_nope", "/refund", **refund(100))
-    assert (r.status_code, r.json()["message"]) == (404, "Order with id order_nope was not found")
+    assert (r.status_code, r.json()["message"]) == (404, "Order with id: order_nope was not found")
 
 
 async def test_a_refund_replays_for_its_key_and_reaches_the_gateway_once(client, admin_headers, seeded, gateway):
