@@ -101,7 +101,7 @@ def worker(settings: Settings, processes: int, threads: int) -> None:
     if settings.embedded:
         sys.exit("commerce worker needs REDIS_URL: without it, jobs run inside `commerce serve`")
     env = {**os.environ, "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "100")}
-    args = [sys.executable, "-m", "dramatiq", "workers.boot", "--processes", str(processes),
+    args = [sys.executable, "-m", "workers.dramatiq_main", "workers.boot", "--processes", str(processes),
             "--threads", str(threads), "--queues", "default", "maintenance",
             "--worker-shutdown-timeout", str(shutdown_timeout_ms(settings.worker_grace_seconds))]
     os.execve(sys.executable, args, env)
