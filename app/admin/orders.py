@@ -24,6 +24,7 @@ from app.shapes.orders import order_json
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
 from app.web.responses import json
 from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, SignedAmount, parse_body
+from app.web.rma import ReturnShipping, ReturnedItem
 from services.orders.cancellation import cancel_order
 from services.orders.capture import capture_order
 from services.orders.fulfilments import cancel_fulfillment, fulfil_order
@@ -133,18 +134,6 @@ async def ship(request: Request, order_id: str):
     return await keyed_order(request, order_id, "shipment", lambda key: ship_fulfillment(
         order_id, body.fulfillment_id, body.tracking_numbers, no_notification=body.no_notification,
     ))
-
-
-class ReturnedItem(Body):
-    item_id: NonEmptyStr
-    quantity: int
-    reason_id: str | None = None
-    note: str | None = None
-
-
-class ReturnShipping(Body):
-    option_id: NonEmptyStr
-    price: Amount | None = None
 
 
 class NewReturn(Body):

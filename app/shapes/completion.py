@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from app.shapes.carts import cart_json
 from app.shapes.orders import placed_order_json
+from app.shapes.swaps import swap_answer
 from app.web.errors import stored_answer
 from services.carts.view import load_cart_view
 from services.core.errors import DomainError
@@ -19,6 +20,9 @@ class ApiAnswers:
 
     async def cart(self, cart_id: str) -> dict:
         return cart_json(await load_cart_view(cart_id))
+
+    async def swap(self, swap_id: str) -> dict:
+        return await swap_answer(swap_id)
 
     def refused(self, error: DomainError) -> tuple[int, dict]:
         return stored_answer(error)

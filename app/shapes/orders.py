@@ -5,9 +5,9 @@ Lines always show their variant, adjustments, tax lines and totals, and shipping
 option, tax lines and totals: they are loaded for the totals anyway (as in Medusa v1, whose
 answers show them too). The top-level totals are on every order, whatever `fields` names: they
 cost nothing more to show. Fulfillments always show their items and tracking links, returns their
-items (each with its reason) and return shipping: all are read for the page at once. Swaps,
-claims and order edits do not exist here yet; their keys show as empty lists because Medusa's
-clients read them.
+items (each with its reason) and return shipping: all are read for the page at once. Claims and
+swaps show with everything below them. Order edits show as an empty list (their own routes
+serve them) because Medusa's clients read the key.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from services.orders.view import AfterSale, OrderView, load_order_view
 __all__ = [
     "ORDER_COLUMNS", "STORE_COLUMNS", "STORE_RELATIONS", "STORE_ALLOWED_RELATIONS", "ADMIN_RELATIONS",
     "ADMIN_ALLOWED_RELATIONS", "PLACED_RELATIONS", "TOTAL_KEYS", "FIELD_EXTRAS", "order_json",
-    "placed_order_json", "item_json", "fulfillment_json", "return_json", "claim_json",
+    "placed_order_json", "item_json", "fulfillment_json", "return_json", "claim_json", "swap_json",
 ]
 
 ORDER_COLUMNS = (
@@ -42,7 +42,7 @@ STORE_RELATIONS = (
     "region",
 )
 STORE_ALLOWED_RELATIONS = STORE_RELATIONS + ("billing_address",)
-_EMPTY = ("swaps", "edits")
+_EMPTY = ("edits",)
 # Medusa v1's admin defaults; the nested names under relations that do not exist yet are accepted.
 ADMIN_RELATIONS = (
     "billing_address", "claims", "claims.additional_items", "claims.additional_items.variant",
@@ -60,7 +60,6 @@ ADMIN_RELATIONS = (
     "swaps.shipping_methods.shipping_option", "swaps.shipping_methods.tax_lines", "sales_channel",
 )
 # What the dashboard's order page expands besides those (admin-ui `use-admin-expand-paramter.ts`);
-# the names under claims and swaps answer empty lists until those exist.
 DASHBOARD_RELATIONS = (
     "claims.claim_items.item", "claims.additional_items.variant.product",
     "claims.additional_items.variant.product.profiles", "swaps.additional_items.variant.product",
@@ -184,15 +183,7 @@ def claim_json(parts, below: dict) -> dict:
         row["images"] = [dump(i) for i in item.images]
         row["tags"] = [dump(t) for t in item.tags]
         data["claim_items"].append(row)
-    product = below.get("additional_items", {}).get("variant", {}).get("product")
-    data["additional_items"] = []
-    for line in parts.additional_items:
-        row = dump(line)
-        row["variant"] = dump(line.variant)
-        if product is not None and line.variant is not None:
-            row["variant"]["product"] = _product(line.variant.product, "profiles" in product)
-        row["tax_lines"] = [dump(t) for t in parts.item_tax_lines.get(line.id, [])]
-        data["additional_items"].append(row)
+    data["additional_items"] = _new_lines(parts.additional_items, parts.item_tax_lines, below)
     data["fulfillments"] = [{**dump(f), "items": [dump(i) for i in parts.fulfillment_items.get(f.id, [])],
                              "tracking_links": [dump(t) for t in parts.tracking_links.get(f.id, [])]}
                             for f in parts.fulfillments]
@@ -200,6 +191,45 @@ def claim_json(parts, below: dict) -> dict:
     if parts.return_order is not None:
         data["return_order"] = {**dump(parts.return_order),
                                 "items": [dump(i, {"reason": {}}) for i in parts.return_items]}
+    data["shipping_address"] = dump(parts.shipping_address)
+    data["shipping_methods"] = [
+        {**dump(m, {"shipping_option": {}}), "tax_lines": [dump(t) for t in m.tax_lines]} for m in parts.shipping_methods
+    ]
+    return data
+
+
+def _new_lines(lines: list, tax_lines: dict, below: dict, adjustments: dict | None = None) -> list[dict]:
+    """A claim's or a swap's new lines, each with its variant (and product, when `below` asks)."""
+    product = below.get("additional_items", {}).get("variant", {}).get("product")
+    out = []
+    for line in lines:
+        row = dump(line)
+        row["variant"] = dump(line.variant)
+        if product is not None and line.variant is not None:
+            row["variant"]["product"] = _product(line.variant.product, "profiles" in product)
+        row["tax_lines"] = [dump(t) for t in tax_lines.get(line.id, [])]
+        if adjustments is not None:
+            row["adjustments"] = [dump(a) for a in adjustments.get(line.id, [])]
+        out.append(row)
+    return out
+
+
+def swap_json(parts, below: dict) -> dict:
+    """A swap with its new lines, parcels, return (items, reasons, shipping), payment, address
+    and shipping methods; a new line's product when `below` asks for it."""
+    data = dump(parts.swap)
+    data["additional_items"] = _new_lines(parts.additional_items, parts.item_tax_lines, below, parts.item_adjustments)
+    data["fulfillments"] = [{**dump(f), "items": [dump(i) for i in parts.fulfillment_items.get(f.id, [])],
+                             "tracking_links": [dump(t) for t in parts.tracking_links.get(f.id, [])]}
+                            for f in parts.fulfillments]
+    data["return_order"] = None
+    if parts.return_order is not None:
+        ret = {**dump(parts.return_order), "items": [dump(i, {"reason": {}}) for i in parts.return_items]}
+        method = parts.return_method
+        ret["shipping_method"] = None if method is None else {
+            **dump(method, {"shipping_option": {}}), "tax_lines": [dump(t) for t in method.tax_lines]}
+        data["return_order"] = ret
+    data["payment"] = _columns(parts.payment, _PAYMENT_COLUMNS) if parts.payment is not None else None
     data["shipping_address"] = dump(parts.shipping_address)
     data["shipping_methods"] = [
         {**dump(m, {"shipping_option": {}}), "tax_lines": [dump(t) for t in m.tax_lines]} for m in parts.shipping_methods
@@ -225,5 +255,6 @@ _RELATIONS = {
     "refunds": lambda view, below: [dump(r) for r in view.after_sale.refunds],
     "returns": lambda view, below: [return_json(view.after_sale, r) for r in view.after_sale.returns],
     "claims": lambda view, below: [claim_json(c, below) for c in view.after_sale.claims],
+    "swaps": lambda view, below: [swap_json(c, below) for c in view.after_sale.swaps],
     **{name: (lambda view, below: []) for name in _EMPTY},
 }

@@ -10,6 +10,7 @@ from app.shapes.orders import return_json
 from app.web.auth import customer_id
 from app.web.keyed import keyed_json
 from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.rma import ReturnedItem
 from services.returns.listing import load_returns
 from services.returns.requests import request_return
 from services.returns.shoppers import check_shopper_may_return
@@ -17,13 +18,6 @@ from services.returns.shoppers import check_shopper_may_return
 __all__ = ["bp"]
 
 bp = Blueprint("store_returns", url_prefix="/returns")
-
-
-class ReturnedItem(Body):
-    item_id: NonEmptyStr
-    quantity: int
-    reason_id: str | None = None
-    note: str | None = None
 
 
 class ReturnShipping(Body):

@@ -25,7 +25,7 @@ from services.carts.addresses import (
 from services.carts.discounts import apply_discounts, keep_discounts_of_region, refresh_adjustments
 from services.carts.gift_cards import apply_gift_cards
 from services.carts.items import NewLine, add_lines, drop_lines_outside_channel, reprice_lines
-from services.carts.locks import lock_cart
+from services.carts.locks import check_lines_open, lock_cart
 from services.carts.reads import read_region_with_default_channel
 from services.carts.view import CartView, load_cart_view, load_checked_view, new_cart_view
 from services.customers.customers import guest_customer
@@ -112,7 +112,9 @@ async def get_cart(cart_id: str, *, customer_id: str | None = None) -> CartView:
     on every read; here only when the cart's customer or email differs)."""
     view = await load_cart_view(cart_id)
     cart = view.cart
-    if customer_id and cart.completed_at is None and (cart.customer_id != customer_id or not cart.email):
+    if customer_id and cart.completed_at is None and cart.type != "swap" and (
+        cart.customer_id != customer_id or not cart.email
+    ):
         async with atomic():
             cart = await lock_cart(cart_id)
             customer = await Customer.get_or_none(id=customer_id, deleted_at=None)
@@ -137,7 +139,12 @@ async def update_cart(
         check_channel(scope, [changes.sales_channel_id])
     async with atomic():
         cart = await lock_cart(cart_id)
-        customer_set = await _set_customer(cart, changes, customer_id)
+        if any(c is not KEEP for c in (changes.region_id, changes.sales_channel_id, changes.discounts)) or (
+            changes.customer_id is not KEEP or changes.email is not KEEP
+        ):
+            check_lines_open(cart)
+        # A swap's cart keeps the order's customer, whoever is signed in.
+        customer_set = cart.type != "swap" and await _set_customer(cart, changes, customer_id)
         region_changed = changes.region_id is not KEEP and changes.region_id != cart.region_id
         if region_changed:
             await _change_region(cart, changes)

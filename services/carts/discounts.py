@@ -12,7 +12,7 @@ discount, so a cart without one has none (services/carts/view.py relies on it).
 from __future__ import annotations
 
 from models import Cart, CustomerGroup, Discount, LineItem, LineItemAdjustment, Product, ShippingMethod
-from services.carts.locks import lock_cart
+from services.carts.locks import check_lines_open, lock_cart
 from services.carts.view import CartView, amount_discount, has_free_shipping, load_checked_view
 from services.core.db import atomic
 from services.discounts.engine import Line, Offer, Shopper, allocate, check_offer, load_offers
@@ -54,6 +54,7 @@ async def remove_discount_code(cart_id: str, code: str) -> CartView:
     changes nothing."""
     async with atomic():
         cart = await lock_cart(cart_id)
+        check_lines_open(cart)
         before = await cart_discounts(cart)
         wanted = code.strip().upper()
         after = [d for d in before if d.code != wanted]
@@ -104,9 +105,11 @@ async def _reprice_shipping(cart: Cart, had_free_shipping: bool, has_free: bool)
 
 
 async def refresh_adjustments(cart: Cart, discounts: list[Discount] | None = None) -> None:
-    """Rewrite every line's adjustment for the cart's amount discount (none without one)."""
+    """Rewrite every line's adjustment for the cart's amount discount (none without one). A swap
+    cart's credit lines (`is_return`) keep theirs: what the shopper was given off on the order."""
     discounts = await cart_discounts(cart) if discounts is None else discounts
-    items = await LineItem.filter(cart_id=cart.id).select_related("variant__product").order_by("created_at", "id")
+    items = await LineItem.filter(cart_id=cart.id, is_return=False).select_related("variant__product").order_by(
+        "created_at", "id")
     if not items:
         return
     await LineItemAdjustment.filter(item_id__in=[i.id for i in items]).delete()

@@ -15,7 +15,7 @@ from tortoise.query_utils import Prefetch
 
 from models import Cart, LineItem, MoneyAmount, Product, ProductVariant, ShippingMethod
 from services.carts.discounts import refresh_adjustments
-from services.carts.locks import lock_cart
+from services.carts.locks import check_lines_open, lock_cart
 from services.carts.view import CartView, load_cart_view, load_checked_view
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
@@ -50,6 +50,7 @@ class NewLine:
 async def add_line_item(cart_id: str, line: NewLine) -> CartView:
     async with atomic():
         cart = await lock_cart(cart_id)
+        check_lines_open(cart)
         await add_lines(cart, [line])
         await resync_payment_sessions(cart)
         return await load_checked_view(cart_id)
@@ -62,6 +63,7 @@ async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: 
         raise InvalidData("quantity must not be less than 0")
     async with atomic():
         cart = await lock_cart(cart_id)
+        check_lines_open(cart)
         item = await LineItem.get_or_none(id=item_id, cart_id=cart.id) if fits(LineItem, item_id) else None
         if item is None:
             raise InvalidData("Could not find the line item")
@@ -89,6 +91,7 @@ async def delete_line_item(cart_id: str, item_id: str) -> CartView:
     """Remove a line; a line that is not in the cart is not an error."""
     async with atomic():
         cart = await lock_cart(cart_id)
+        check_lines_open(cart)
         if fits(LineItem, item_id) and await LineItem.filter(id=item_id, cart_id=cart.id).delete():
             await _lines_changed(cart)
             await resync_payment_sessions(cart)

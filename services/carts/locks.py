@@ -7,7 +7,7 @@ from models import Cart
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 
-__all__ = ["lock_cart"]
+__all__ = ["lock_cart", "check_lines_open"]
 
 
 async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
@@ -23,3 +23,10 @@ async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
         raise NotAllowed("Cannot update a completed cart")
     await cart.fetch_related("region")
     return cart
+
+
+def check_lines_open(cart: Cart) -> None:
+    """A swap's cart holds what its exchange set (services/swaps/carts.py): its lines, and the
+    region, customer, channel and discounts that priced them, are not the shopper's to change."""
+    if cart.type == "swap":
+        raise NotAllowed("The items of a swap's cart are set by the exchange and cannot be changed")

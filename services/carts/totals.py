@@ -118,7 +118,9 @@ class CartTotals:
 
 def item_totals(item: ItemInput) -> ItemTotals:
     subtotal = check_amount("unit_price × quantity", item.unit_price * item.quantity)
-    discount = min(item.discount, subtotal)
+    # A discount never exceeds the line; on a credit line (a swap cart's returned units, below
+    # zero) it is a credit too, never beyond the line's.
+    discount = min(item.discount, subtotal) if subtotal >= 0 else max(item.discount, subtotal)
     tax = sum(tax_on(subtotal - discount, r) for r in item.tax_rates)
     original_tax = sum(tax_on(subtotal, r) for r in item.tax_rates)
     return check_totals(ItemTotals(

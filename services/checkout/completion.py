@@ -5,7 +5,8 @@ the cart row and commits together with the key's progress:
 
     started            → the provider's tax lines are stored on the cart
     tax_lines_created  → the selected payment session is authorized (a Payment row)
-    payment_authorized → the order is placed (services/checkout/placement.py)
+    payment_authorized → the order is placed (services/checkout/placement.py), or a swap's
+                         cart confirms its swap (services/swaps/confirmation.py)
     finished           → the response is stored and replayed for the key
 
 Every stage first looks at the cart: a completed cart answers its order, an authorized payment
@@ -28,7 +29,9 @@ from typing import Any, Awaitable, Callable, Protocol
 
 import orjson
 
-from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession
+from tortoise.expressions import Q
+
+from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession, Swap
 from services.checkout import idempotency
 from services.carts.locks import lock_cart
 from services.payments.authorizations import cancel_authorization
@@ -42,6 +45,7 @@ from services.checkout.placement import (
     GiftCardBalanceChanged, InsufficientInventory, drop_tax_lines, place_order, store_tax_lines,
 )
 from services.payments import get_provider
+from services.swaps.confirmation import confirm_swap
 
 __all__ = [
     "Answers", "Completion", "complete_cart", "resume_completion", "hand_over_stalled", "RETRY_ACTOR",
@@ -63,6 +67,8 @@ class Answers(Protocol):
     async def order(self, order_id: str) -> dict: ...
 
     async def cart(self, cart_id: str) -> dict: ...
+
+    async def swap(self, swap_id: str) -> dict: ...
 
     def refused(self, error: DomainError) -> tuple[int, Any]:
         """The status and body a refusal stored for the key answers."""
@@ -196,9 +202,17 @@ def _order_answer(order_id: str) -> _Final:
     return _Final(200, build)
 
 
+def _swap_answer(swap_id: str) -> _Final:
+    async def build(answers: Answers) -> Any:
+        return {"type": "swap", "data": await answers.swap(swap_id)}
+    return _Final(200, build)
+
+
 async def _completed(cart: Cart) -> _Final | None:
     if cart.completed_at is None:
         return None
+    if cart.type == "swap":
+        return _swap_answer((await Swap.get(cart_id=cart.id)).id)
     order_id = await Order.filter(cart_id=cart.id).values_list("id", flat=True)
     if not order_id:  # completed by something other than checkout (e.g. a swap): answer the cart
         return _Final(200, lambda answers: _cart_answer(answers, cart.id))
@@ -261,21 +275,21 @@ async def _authorize_session(cart: Cart, session: PaymentSession | None, total: 
 
 
 async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
-    if await Cart.filter(id=cart_id, completed_at__not_isnull=True).exists():
-        display_id = None  # no number is spent on a cart that already has its order
+    if await Cart.filter(Q(id=cart_id) & (Q(completed_at__not_isnull=True) | Q(type="swap"))).exists():
+        display_id = None  # no number is spent on a cart that already has its order, nor on a swap's
     else:
         display_id = await next_display_id()  # outside the transaction: see services/orders/display_ids.py
     async with atomic():
         cart = await lock_cart(cart_id, editable=False)
         if done := await _completed(cart):
             return done
-        if display_id is None:
+        if display_id is None and cart.type != "swap":
             raise RuntimeError("cart lost its completion while being placed")  # transient: retried
         view = await load_cart_view(cart.id, force_taxes=True)
         payment = await _live_payment(cart)
         authorized = payment.amount if payment is not None else 0
-        if authorized != view.totals.total:
-            if _shown_total(view) != view.totals.total:
+        if authorized != _payable(view):
+            if _shown_total(view) != _payable(view):
                 _refuse_a_changed_total(view, authorized)
             # The shopper changed the cart after authorization (or the payment was canceled):
             # authorize what they now see.
@@ -284,6 +298,8 @@ async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
             await idempotency.advance(key, "started")
             return None
         await store_tax_lines(view)
+        if cart.type == "swap":
+            return _swap_answer((await confirm_swap(view, payment)).id)
         draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
         order = await place_order(view, display_id, payment=payment, draft_order=draft)
     return _order_answer(order.id)
@@ -295,6 +311,12 @@ async def _live_payment(cart: Cart) -> Payment | None:
     return await Payment.get_or_none(id=cart.payment_id, canceled_at=None)
 
 
+def _payable(view: CartView) -> int:
+    """What the shopper pays: the total, or nothing when it is below zero (a swap's cart whose
+    returned items are worth more than the new ones: the difference is given back later)."""
+    return max(view.totals.total, 0)
+
+
 def _shown_total(view: CartView) -> int | None:
     """The total the shopper agreed to pay: the selected session's amount (None: no session)."""
     session = view.payment_session
@@ -302,7 +324,7 @@ def _shown_total(view: CartView) -> int | None:
 
 
 def _refuse_a_changed_total(view: CartView, shown: int) -> None:
-    total = view.totals.total
+    total = _payable(view)
     if total == shown:
         return
     if view.gift_cards and total > shown:

@@ -65,6 +65,13 @@ MOVES: dict[str, dict[str, Move]] = {
     "cancel_fulfillment": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("cancel a fulfillment"))},
     "ship": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be fulfilled as shipped"))},
     "add_shipping_method": {STATUS: Move(_LIVE, refusal="A shipping method cannot be added to a canceled order")},
+    # An exchange takes items that were paid for and sent (reference orders §5.1); unlike Medusa v1,
+    # an order with a partial refund (one item returned, say) may still exchange another.
+    "swap": {
+        STATUS: Move(_LIVE, refusal="Cannot create a swap on a canceled item."),
+        PAYMENT: Move(("captured", "partially_refunded"), refusal="Cannot swap an order that has not been captured"),
+        FULFILLMENT: Move(_FULFILLED, refusal="Cannot swap an order that has not been fulfilled"),
+    },
     "request_return": {STATUS: Move(_LIVE, refusal="Cannot create a return for a canceled item.")},
     "receive_return": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be registered as received"))},
     # The amounts decide the payment status a refund leaves (refunded_payment_status).

@@ -20,6 +20,7 @@ from models import (
 )
 from services.carts.view import amount_discount, has_free_shipping
 from services.claims.view import load_claims
+from services.swaps.view import load_swaps
 from services.core.errors import NotFound
 from services.core.listing import rows_by
 from services.core.ids import fits
@@ -51,6 +52,7 @@ class AfterSale:
     return_methods: dict[str, ShippingMethod] = field(default_factory=dict)  # by return id, with option
     return_method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)  # by method id
     claims: list = field(default_factory=list)  # services/claims/view.py ClaimParts, oldest first
+    swaps: list = field(default_factory=list)  # services/swaps/view.py SwapParts, oldest first
 
 
 @dataclass
@@ -152,10 +154,11 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
 async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
     """The after-sale rows of each order: four statements, and one more per kind of child row
     that exists (fulfillment items and tracking links, return items, return shipping, a claim's
-    rows)."""
+    or a swap's rows)."""
     fulfillments = await Fulfillment.filter(order_id__in=order_ids).order_by("created_at", "id")
     refunds = await Refund.filter(order_id__in=order_ids).order_by("created_at", "id")
-    returns = await Return.filter(order_id__in=order_ids).order_by("created_at", "id")
+    # A swap's return shows under the swap (`swaps.return_order`), as in Medusa v1.
+    returns = await Return.filter(order_id__in=order_ids, swap_id=None).order_by("created_at", "id")
     ful_ids, ret_ids = [f.id for f in fulfillments], [r.id for r in returns]
     items = rows_by(await FulfillmentItem.filter(fulfillment_id__in=ful_ids).order_by("id"), "fulfillment_id",
                     ful_ids) if ful_ids else {}
@@ -172,6 +175,8 @@ async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
     out = {order_id: AfterSale() for order_id in order_ids}
     for order_id, claims in (await load_claims(order_ids)).items():
         out[order_id].claims = claims
+    for order_id, swaps in (await load_swaps(order_ids)).items():
+        out[order_id].swaps = swaps
     for f in fulfillments:
         part = out[f.order_id]
         part.fulfillments.append(f)

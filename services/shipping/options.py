@@ -4,7 +4,9 @@ shipping method a cart gets from one (reference store §3.6).
 Prices are minor units. An option's price comes from its fulfillment provider: a flat rate is
 the option's `amount`; a calculated price needs a provider able to compute it, and the only
 provider this store has (`manual`) cannot, so such options are left out for carts and refused.
-A new shipping method re-syncs the cart's payment sessions (reference store §3.4).
+A cart the merchant set shipping prices for (a swap's) offers those options at those prices, and
+only them (reference store §3.6). A new shipping method re-syncs the cart's payment sessions
+(reference store §3.4).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 
 from tortoise.query_utils import Prefetch
 
-from models import Cart, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
+from models import Cart, CustomShippingOption, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
 from services.carts.locks import lock_cart
 from services.carts.view import CartView, load_checked_view
 from services.core.db import atomic
@@ -107,6 +109,9 @@ async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
     cart = await Cart.filter(id=cart_id, deleted_at=None).first() if fits(Cart, cart_id) else None
     if cart is None:
         raise NotFound(f"Cart with {cart_id} was not found")
+    custom = await _custom_options(cart.id)
+    if custom:
+        return await _priced_custom(custom)
     items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
     profiles = {i.variant.product.profile_id for i in items if i.variant is not None and i.variant.product.profile_id}
     if not profiles:
@@ -131,11 +136,19 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
             option = await _with_requirements(ShippingOption.filter(id=option_id, deleted_at=None)).first()
         if option is None:
             raise NotFound(f"Shipping Option with {option_id} was not found")
-        _check_available(option, cart.region_id)
         items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
-        if not meets_requirements(option, sum(i.unit_price * i.quantity for i in items)):
-            raise NotAllowed("The Cart does not satisfy the shipping option's requirements")
-        price = option_price(option)
+        custom = await _custom_options(cart.id)
+        if custom:
+            # The merchant set this cart's shipping and its prices (a swap's): only those.
+            offered = next((c for c in custom if c.shipping_option_id == option.id), None)
+            if offered is None:
+                raise InvalidData("Wrong shipping option")
+            price = offered.price
+        else:
+            _check_available(option, cart.region_id)
+            if not meets_requirements(option, sum(i.unit_price * i.quantity for i in items)):
+                raise NotAllowed("The Cart does not satisfy the shipping option's requirements")
+            price = option_price(option)
         if await cart.discounts.filter(deleted_at=None, rule__type="free_shipping").exists():
             price = 0
         methods = await ShippingMethod.filter(cart_id=cart.id).select_related("shipping_option")
@@ -151,6 +164,23 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
                 await item.save(update_fields=["has_shipping", "updated_at"])
         await resync_payment_sessions(cart)
         return await load_checked_view(cart_id)
+
+
+async def _custom_options(cart_id: str) -> list[CustomShippingOption]:
+    return list(await CustomShippingOption.filter(cart_id=cart_id, deleted_at=None).order_by("created_at", "id"))
+
+
+async def _priced_custom(custom: list[CustomShippingOption]) -> list[PricedOption]:
+    """The cart's own shipping offers: each option at the price set for the cart (Medusa v1
+    answers these instead of the region's options)."""
+    options = {o.id: o for o in await _with_requirements(ShippingOption.filter(
+        id__in=[c.shipping_option_id for c in custom]).select_related("profile"))}
+    priced = []
+    for offer in custom:
+        option = options[offer.shipping_option_id]
+        option.amount = offer.price
+        priced.append(option)
+    return await price_options(priced)
 
 
 def _check_available(option: ShippingOption, region_id: str) -> None:
