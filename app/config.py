@@ -13,7 +13,8 @@ from services.carts.line_limits import DEFAULT_MAX_LINES
 __all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH"]
 
 # The value Medusa v1 falls back to outside production; refused when COMMERCE_ENV=production.
-DEFAULT_SECRET = "supersecret"
+# Long enough for HS256 (no InsecureKeyLengthWarning); production refuses it (Settings.check).
+DEFAULT_SECRET = "commerce-development-secret-never-for-production"
 # HS256 wants a key at least as long as its hash (RFC 7518 §3.2).
 MIN_SECRET_LENGTH = 32
 # Well past a completion's retries (backoff up to a minute, eight times): younger is still in play.
@@ -93,6 +94,11 @@ class Settings:
     smtp_password: str | None = None
     smtp_tls: str = "starttls"  # starttls | ssl | none
     smtp_from: str = "no-reply@localhost"
+    # Webhooks go to http(s) URLs on public addresses only; true lets them reach loopback, private
+    # and link-local ones too (a receiver on the same host or network, tests).
+    webhooks_allow_private: bool = False
+    webhook_timeout_seconds: float = 10.0  # one delivery attempt, connection to last byte
+    webhook_disable_after_seconds: float = 5 * 86400.0  # an endpoint failing this long with no success is disabled
     rate_limit_window_seconds: float = 900.0  # how long the counters below last once started
     sign_in_failures_per_email_and_ip: int = 10  # then that address's sign-in for that email answers 429
     sign_in_failures_per_ip: int = 50
@@ -172,6 +178,11 @@ class Settings:
             smtp_password=e.get("SMTP_PASSWORD") or None,
             smtp_tls=(e.get("SMTP_TLS") or cls.smtp_tls).strip().lower(),
             smtp_from=e.get("SMTP_FROM") or cls.smtp_from,
+            webhooks_allow_private=_bool(e.get("WEBHOOKS_ALLOW_PRIVATE"), cls.webhooks_allow_private),
+            webhook_timeout_seconds=_number(e, "WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float),
+            webhook_disable_after_seconds=_number(
+                e, "WEBHOOK_DISABLE_AFTER_SECONDS", cls.webhook_disable_after_seconds, float
+            ),
             rate_limit_window_seconds=_number(e, "RATE_LIMIT_WINDOW_SECONDS", cls.rate_limit_window_seconds, float),
             sign_in_failures_per_email_and_ip=_number(
                 e, "SIGN_IN_FAILURES_PER_EMAIL_AND_IP", cls.sign_in_failures_per_email_and_ip

@@ -6,6 +6,7 @@ from jobs.outbox import purge_finished
 from services.checkout import idempotency
 from services.payments.authorizations import cancel_stale_authorizations as cancel_stale
 from services.checkout.completion import KEY_RETENTION_SECONDS
+from services.events.retention import purge_old_events
 from services.store.maintenance import purge_expired_sessions
 
 JOB_RETENTION_SECONDS = 7 * 24 * 3600
@@ -24,6 +25,11 @@ async def purge_jobs() -> dict:
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 async def purge_idempotency_keys() -> dict:
     return {"deleted": await idempotency.purge_finished(KEY_RETENTION_SECONDS)}
+
+
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
+async def purge_events() -> dict:
+    return await purge_old_events()
 
 
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)

@@ -9,6 +9,7 @@ from models.claim import ClaimImage, ClaimItem, ClaimOrder, ClaimTag
 from models.collection import ProductCollection
 from models.customer import Address, Customer, CustomerGroup
 from models.draft_order import DraftOrder
+from models.event import Event, EventReceipt
 from models.discount import Discount, DiscountCondition, DiscountRule
 from models.fulfillment import Fulfillment, FulfillmentItem, TrackingLink
 from models.gift_card import GiftCard
@@ -35,16 +36,18 @@ from models.sales_channel import SalesChannel
 from models.session import Session
 from models.shipping import ShippingOption, ShippingOptionRequirement, ShippingProfile
 from models.store import Currency, Store
+from models.swap import CustomShippingOption, Swap
 from models.user import User
+from models.webhook import WebhookDelivery, WebhookEndpoint
 
 __models__ = [
-    Address, BatchJob, Cart, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup, Discount, DiscountCondition, DiscountRule,
-    DisplaySequence, DraftOrder, Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
+    Address, BatchJob, Cart, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup, CustomShippingOption, Discount, DiscountCondition, DiscountRule,
+    DisplaySequence, DraftOrder, Event, EventReceipt, Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,
     PaymentSession, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,
     ProductTag, ProductType, ProductVariant, PublishableApiKey, RateCounter, Refund, Region, Return, ReturnItem, ReturnReason, SalesChannel, Session,
-    ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store,
-    TaxProvider, TaxRate, TrackingLink, User,
+    ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store, Swap,
+    TaxProvider, TaxRate, TrackingLink, User, WebhookDelivery, WebhookEndpoint,
 ]
 __all__ = [m.__name__ for m in __models__]

@@ -30,7 +30,7 @@ import pytest  # noqa: E402
 from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
-from services import files, notifications  # noqa: E402  # noqa: E402
+from services import files, notifications, webhooks  # noqa: E402
 from tests import snapshots  # noqa: E402
 from workers.broker import QUEUES, load_actors, setup_broker  # noqa: E402
 
@@ -66,7 +66,11 @@ def _settings() -> Settings:
 SETTINGS = _settings()
 # Stored files (uploads, imports, exports) go to a directory of this session, never ./uploads.
 SETTINGS = replace(SETTINGS, file_storage_dir=_temp_dir("commerce-test-files-"))
+# The tests' webhook receivers listen on loopback; worker processes the tests start inherit this.
+os.environ["WEBHOOKS_ALLOW_PRIVATE"] = "true"
+SETTINGS = replace(SETTINGS, webhooks_allow_private=True)
 files.configure(SETTINGS)
+webhooks.configure(SETTINGS)
 notifications.configure(SETTINGS)  # the recording provider (no SMTP_HOST in the test settings)
 BROKER = setup_broker(SETTINGS)
 load_actors()

@@ -42,7 +42,7 @@ from dramatiq.asyncio import get_event_loop_thread  # noqa: E402
 from tortoise import Tortoise  # noqa: E402
 
 from app.config import Settings  # noqa: E402
-from services import files  # noqa: E402
+from services import files, webhooks  # noqa: E402
 from workers.broker import load_actors, setup_broker  # noqa: E402
 from workers.logs import configure_logging  # noqa: E402
 from workers.tracking import JobTracking  # noqa: E402
@@ -144,6 +144,7 @@ class GracefulStop(Middleware):
 configure_logging()
 settings = Settings.from_env()
 files.configure(settings)  # the worker process's file storage (imports, exports)
+webhooks.configure(settings)  # which addresses webhooks may reach, timeouts
 broker = setup_broker(settings)
 broker.add_middleware(TortoiseInit(settings))
 broker.add_middleware(GracefulStop(settings.worker_grace_seconds, next(

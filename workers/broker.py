@@ -16,8 +16,13 @@ from workers.tracking import JobTracking
 
 __all__ = ["setup_broker", "load_actors", "ACTOR_MODULES", "QUEUES"]
 
-ACTOR_MODULES = ("jobs.maintenance", "jobs.batch_jobs", "jobs.checkout", "jobs.notifications", "jobs.taxes")
-QUEUES = ("default", "maintenance")
+ACTOR_MODULES = (
+    "jobs.maintenance", "jobs.batch_jobs", "jobs.checkout", "jobs.notifications", "jobs.taxes", "jobs.events",
+    "jobs.webhooks",
+)
+# events: dispatching events to subscribers; webhooks: sending to receivers (slow ones never hold
+# up the others).
+QUEUES = ("default", "maintenance", "events", "webhooks")
 
 
 class _ResultsAreKept(logging.Filter):

@@ -2,7 +2,8 @@
 
 Its first job re-sends outbox rows that never reached a worker and takes over jobs whose worker
 died; the next resumes (or fails) batch jobs whose run stopped reporting; the third hands stalled
-cart completions to their retry actor; the others ask for maintenance actors through the outbox
+cart completions to their retry actor; the fourth queues webhook deliveries whose next attempt is
+due; the others ask for maintenance actors through the outbox
 (among them the reconciler of payments authorized long ago without an order). Every job is a
 catch-up sweep, so a missed tick loses nothing.
 
@@ -31,15 +32,16 @@ from jobs import outbox
 from services.batch_jobs.lifecycle import resume_stalled
 from services.checkout.completion import hand_over_stalled
 from services.core.rate_limits import CounterStore, DatabaseCounterStore, RedisCounterStore
+from services.webhooks.delivery import queue_due
 
 __all__ = [
     "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "sweep_completions",
-    "ask_for_maintenance", "Turns", "turns_for",
+    "sweep_webhooks", "ask_for_maintenance", "Turns", "turns_for",
 ]
 
 log = logging.getLogger("commerce.scheduler")
 
-MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs", "purge_idempotency_keys")
+MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs", "purge_idempotency_keys", "purge_events")
 
 
 async def sweep_outbox(settings: Settings) -> int:
@@ -60,6 +62,13 @@ async def sweep_completions(settings: Settings) -> int:
     if handed:
         log.info("completion sweep: %d stalled completions handed to the retry actor", handed)
     return handed
+
+
+async def sweep_webhooks(settings: Settings) -> int:
+    queued = await queue_due()
+    if queued:
+        log.info("webhook sweep: %d deliveries due for another attempt", queued)
+    return queued
 
 
 async def ask_for_maintenance(settings: Settings) -> None:
@@ -142,6 +151,7 @@ def build_scheduler(settings: Settings, turns: Turns | None = None) -> AsyncIOSc
         (sweep_outbox, interval, 0.2),
         (sweep_batch_jobs, interval, 0.4),
         (sweep_completions, interval, 0.6),
+        (sweep_webhooks, interval, 0.8),
         (ask_for_maintenance, 3600.0, 0.02),
     ):
         scheduler.add_job(
@@ -155,9 +165,12 @@ async def stop_scheduler(scheduler: AsyncIOScheduler, timeout: float = 10.0) -> 
     """No new runs, then wait (bounded) for the running ones before shutting down: APScheduler's
     shutdown cancels them mid-query, which logs a failure that is not one."""
     scheduler.pause()
-    running = set(scheduler.in_flight)
-    if running:
-        await asyncio.wait(running, timeout=timeout)
+    # A run handed to the executor just before the pause starts on the loop's next turn: let it
+    # register, then wait for every registered run (each is bounded by the timeout overall).
+    await asyncio.sleep(0.05)
+    deadline = asyncio.get_running_loop().time() + timeout
+    while scheduler.in_flight and asyncio.get_running_loop().time() < deadline:
+        await asyncio.wait(set(scheduler.in_flight), timeout=max(0.0, deadline - asyncio.get_running_loop().time()))
     scheduler.shutdown(wait=False)
 
 

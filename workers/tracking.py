@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from dataclasses import dataclass
 
 from dramatiq import Middleware
@@ -32,6 +33,7 @@ class _InFlight:
     job_id: str
     attempt: int
     beating: asyncio.Future
+    started: float = 0.0
 
 
 class JobTracking(Middleware):
@@ -51,7 +53,9 @@ class JobTracking(Middleware):
         loop = get_event_loop_thread().loop
         beating = asyncio.run_coroutine_threadsafe(self._beat(job_id, attempt), loop)
         with self._lock:
-            self._in_flight[message.message_id] = _InFlight(job_id, attempt, beating)
+            self._in_flight[message.message_id] = _InFlight(job_id, attempt, beating, time.monotonic())
+        log.info("job %s %s started (attempt %d)", job_id, message.actor_name, attempt,
+                 extra={"job": {"id": job_id, "actor": message.actor_name, "attempt": attempt, "event": "started"}})
 
     async def _beat(self, job_id: str, attempt: int) -> None:
         while True:
@@ -74,6 +78,16 @@ class JobTracking(Middleware):
         held = self._done(message)
         if held is None:
             return
+        took = round((time.monotonic() - held.started) * 1000)
+        outcome = "succeeded" if exception is None else "interrupted" if isinstance(exception, Shutdown) else (
+            "failed" if message.failed else "retrying")
+        fields = {"id": held.job_id, "actor": message.actor_name, "attempt": held.attempt, "event": outcome,
+                  "duration_ms": took}
+        if exception is None:
+            log.info("job %s %s succeeded in %d ms", held.job_id, message.actor_name, took, extra={"job": fields})
+        else:
+            log.warning("job %s %s %s after %d ms: %s: %s", held.job_id, message.actor_name, outcome, took,
+                        type(exception).__name__, exception, extra={"job": fields})
         if exception is None:
             done = _run(outbox.finish(held.job_id, result, attempt=held.attempt))
         elif isinstance(exception, Shutdown):  # interrupted by a stopping worker: someone else resumes it

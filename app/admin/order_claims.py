@@ -10,6 +10,7 @@ from sanic import Blueprint, Request
 
 from app.admin.order_answers import keyed_order, moved_order
 from app.web.validation import AddressFields, Amount, Body, NonEmptyStr, parse_body
+from app.web.rma import NewItem, NewItemsFulfillment
 from services.claims.creation import create_claim
 from services.claims.operations import cancel_claim, cancel_claim_fulfillment, fulfil_claim, ship_claim
 from services.claims.updates import update_claim
@@ -34,11 +35,6 @@ class ReturnShipping(Body):
     price: Amount | None = None
 
 
-class Replacement(Body):
-    variant_id: NonEmptyStr
-    quantity: int
-
-
 class ClaimShipping(Body):
     id: str | None = None
     option_id: str | None = None
@@ -50,7 +46,7 @@ class NewClaim(Body):
     type: str
     claim_items: list[ClaimedItem]
     return_shipping: ReturnShipping | None = None
-    additional_items: list[Replacement] | None = None
+    additional_items: list[NewItem] | None = None
     shipping_methods: list[ClaimShipping] | None = None
     refund_amount: Amount | None = None
     shipping_address: AddressFields | None = None
@@ -102,15 +98,9 @@ async def cancel(request: Request, order_id: str, claim_id: str):
     return await moved_order(request, order_id, lambda o: cancel_claim(o, claim_id))
 
 
-class ClaimFulfillment(Body):
-    metadata: dict[str, Any] | None = None
-    no_notification: bool | None = None
-    location_id: str | None = None
-
-
 @bp.post("/<claim_id:str>/fulfillments")
 async def fulfil(request: Request, order_id: str, claim_id: str):
-    body = parse_body(request, ClaimFulfillment) if request.body else ClaimFulfillment()
+    body = parse_body(request, NewItemsFulfillment) if request.body else NewItemsFulfillment()
     return await keyed_order(request, order_id, f"claims/{claim_id}/fulfillments", lambda key: fulfil_claim(
         order_id, claim_id, no_notification=body.no_notification, location_id=body.location_id, metadata=body.metadata,
     ))

@@ -14,7 +14,7 @@ from models import (
     Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, Image, Invite, MoneyAmount, Note,
     OAuthApp, PriceList, PublishableApiKey, Refund, Return, ReturnItem, ReturnReason, TrackingLink,
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, ShippingMethod, ShippingMethodTaxLine,
-    ShippingOption, ShippingOptionRequirement, TaxRate,
+    ShippingOption, ShippingOptionRequirement, TaxRate, Swap, CustomShippingOption,
     PaymentProvider, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
     ProductType, ProductVariant, Region, SalesChannel, ShippingProfile, TaxProvider, User,
 )
@@ -144,6 +144,11 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     ClaimItem: ("id", "claim_order_id", "item_id", "variant_id", "reason", "note", "quantity") + _ENTITY,
     ClaimImage: ("id", "claim_item_id", "url") + _ENTITY,
     ClaimTag: ("id", "value") + _ENTITY,
+    Swap: (
+        "id", "fulfillment_status", "payment_status", "order_id", "difference_due", "shipping_address_id", "cart_id",
+        "confirmed_at", "canceled_at", "no_notification", "allow_backorder", "idempotency_key",
+    ) + _ENTITY,
+    CustomShippingOption: ("id", "price", "shipping_option_id", "cart_id") + _ENTITY,
     # `includes_tax` only exists with the tax_inclusive_pricing flag, which is off here.
     PriceList: ("id", "name", "description", "type", "status", "starts_at", "ends_at") + _TS,
 }

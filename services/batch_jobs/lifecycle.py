@@ -29,6 +29,8 @@ from services.core.db import atomic
 from services.core.errors import DomainError, InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, date_filters, find_page
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = [
     "BatchJobFilter", "JobRun", "JobStopped", "TRANSITIONS", "MAX_RUNS", "PRE_PROCESS_ACTOR", "PROCESS_ACTOR",
@@ -110,6 +112,7 @@ async def create_batch_job(user_id: str, job_type: str, context: dict, dry_run: 
             type=job_type, created_by=user_id, context=context, dry_run=dry_run, heartbeat_at=clock.now()
         )
         await outbox.enqueue(PRE_PROCESS_ACTOR, job.id)
+        await emit(ev.BATCH_CREATED, id=job.id)
     return job
 
 
@@ -169,6 +172,7 @@ async def confirm_batch_job(job_id: str, user_id: str) -> BatchJob:
         job.heartbeat_at = clock.now()
         await job.save()
         await outbox.enqueue(PROCESS_ACTOR, job.id)
+        await emit(ev.BATCH_CONFIRMED, id=job.id)
     return job
 
 
@@ -178,6 +182,7 @@ async def cancel_batch_job(job_id: str, user_id: str) -> BatchJob:
         job = await _owned(job_id, user_id, lock=True)
         _apply(job, "cancel")
         await job.save()
+        await emit(ev.BATCH_CANCELED, id=job.id)
     return job
 
 
@@ -214,6 +219,7 @@ async def _fail_locked(job: BatchJob, message: str) -> None:
     job.result = {**(job.result or {}), "errors": [*(job.result or {}).get("errors", []), message]}
     job.lease_token = None
     await job.save()
+    await emit(ev.BATCH_FAILED, id=job.id)
 
 
 async def _fail(job_id: str, message: str) -> None:
@@ -270,6 +276,7 @@ async def run_processing(job_id: str, *, takeover_seconds: float = outbox.TAKEOV
             _apply(job, "complete")
             job.result = result
             await job.save()
+            await emit(ev.BATCH_COMPLETED, id=job.id)
         return {"status": job.status}
 
     return await _run(job_id, "process", work, takeover_seconds)

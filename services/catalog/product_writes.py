@@ -36,6 +36,8 @@ from services.core.errors import InvalidData, NotFound
 from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
 from services.store.defaults import get_store
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["create_product", "update_product", "delete_product", "set_product_metadata", "PRODUCT_COLUMNS"]
 
@@ -52,6 +54,7 @@ async def create_product(data: dict, relations: tuple[str, ...]) -> PricedProduc
     async with clashes_refused(handle, variants):
         async with atomic():
             product_id = await _create(data, handle, variants)
+            await emit(ev.PRODUCT_CREATED, id=product_id)
     return await get_admin_product(product_id, relations)
 
 
@@ -100,6 +103,7 @@ async def update_product(product_id: str, data: dict, relations: tuple[str, ...]
     async with clashes_refused(handle, variants or ()):
         async with atomic():
             await _update(product_id, data)
+            await emit(ev.PRODUCT_UPDATED, id=product_id, fields=sorted(data))
     return await get_admin_product(product_id, relations)
 
 
@@ -173,6 +177,7 @@ async def delete_product(product_id: str) -> None:
         await soft_delete_variants(list(variant_ids))
         await ProductOption.filter(product_id=product_id, deleted_at=None).update(deleted_at=now, updated_at=now)
         await Product.filter(id=product_id).update(deleted_at=now, updated_at=now)
+        await emit(ev.PRODUCT_DELETED, id=product_id)
 
 
 async def set_product_metadata(product_id: str, key: str, value: str, relations: tuple[str, ...]) -> PricedProducts:

@@ -22,8 +22,11 @@ from services.core import clock
 from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
 from services.gift_cards.gift_cards import create_gift_card
+from services.events.bus import emit
+from services.events import names as ev
 
 __all__ = [
+    "restock", "variant_quantities",
     "place_order", "InsufficientInventory", "GiftCardBalanceChanged", "reserve_inventory", "store_tax_lines",
     "drop_tax_lines", "check_placeable", "stocked",
 ]
@@ -88,6 +91,24 @@ def stocked() -> Q:
     return Q(manage_inventory=True) & Q(allow_backorder=False)
 
 
+def variant_quantities(rows) -> dict[str, int]:
+    """Units per variant of (variant_id, quantity) rows, lines without a variant left out."""
+    out: dict[str, int] = {}
+    for variant_id, quantity in rows:
+        if variant_id:
+            out[variant_id] = out.get(variant_id, 0) + quantity
+    return out
+
+
+async def restock(by_variant: dict[str, int], sign: int = +1) -> None:
+    """Give units back to the variants an order counts down (`stocked()`), or with `sign` -1
+    take them whatever is left (a backorder): one UPDATE per variant, in variant-id order as
+    checkout takes them, so two such changes never deadlock."""
+    for variant_id in sorted(by_variant):
+        await ProductVariant.filter(Q(id=variant_id) & stocked()).update(
+            inventory_quantity=F("inventory_quantity") + sign * by_variant[variant_id])
+
+
 async def reserve_inventory(items: list[LineItem]) -> None:
     """Take each line's quantity from its variant's stock, unless the variant does not track
     stock or allows backorders. One conditional UPDATE per line: a concurrent checkout can never
@@ -137,6 +158,7 @@ async def place_order(
     await ShippingMethod.filter(cart_id=cart.id).update(order_id=order.id)
     await _issue_bought_gift_cards(view, order)
     await Cart.filter(id=cart.id).update(completed_at=clock.now())
+    await emit(ev.ORDER_PLACED, id=order.id, no_notification=order.no_notification)
     if draft_order is not None:
         await DraftOrder.filter(id=draft_order.id).update(
             status="completed", order_id=order.id, completed_at=clock.now()

@@ -26,6 +26,8 @@ from services.orders.shipping_methods import method_for
 from services.orders.view import load_order_view
 from services.returns.amounts import items_refund
 from services.returns.requests import request_return
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["create_claim", "claim_tags", "ship_with"]
 
@@ -104,6 +106,9 @@ async def create_claim(order_id: str, data: dict, *, idempotency_key: str | None
                 await refund_order(order.id, amount, "claim", no_notification=claim.no_notification,
                                    idempotency_key=f"claim:{claim.id}")
             await ClaimOrder.filter(id=claim.id).update(payment_status="refunded")
+        await emit(ev.CLAIM_CREATED, id=claim.id, no_notification=claim.no_notification)
+        if claim.type == "refund":
+            await emit(ev.CLAIM_REFUND_PROCESSED, id=claim.id, no_notification=claim.no_notification)
     return claim
 
 
@@ -163,6 +168,6 @@ async def _take_back(order, claim: ClaimOrder, data: dict) -> None:
     ret = await request_return(
         order.id, [{"item_id": i["item_id"], "quantity": i["quantity"], "note": i.get("note")} for i in data["claim_items"]],
         return_shipping=shipping if shipping.get("option_id") else None, refund=0,
-        no_notification=claim.no_notification, location_id=data.get("return_location_id"),
+        no_notification=claim.no_notification, location_id=data.get("return_location_id"), announce=False,
     )
     await Return.filter(id=ret.id).update(claim_order_id=claim.id)

@@ -9,20 +9,17 @@ is a conditional UPDATE), and a fulfillment or shipment of another claim is refu
 
 from __future__ import annotations
 
-from collections import Counter
-
-from tortoise.expressions import F, Q
-
-from models import ClaimOrder, Fulfillment, LineItem, ProductVariant, Return
-from services.checkout.placement import stocked
+from models import ClaimOrder, Fulfillment, LineItem, Return
+from services.checkout.placement import restock, variant_quantities
 from services.claims.statuses import check_claim, order_claim, settle_claim_status
 from services.core import clock
 from services.core.db import atomic
-from services.core.errors import NotAllowed, NotFound
-from services.core.ids import fits
-from services.orders.fulfilments import call_back, fulfil_lines
+from services.core.errors import NotAllowed
+from services.orders.fulfilments import call_back, fulfil_lines, owned_fulfillment, unfulfilled
 from services.orders.locks import lock_order, stamped
 from services.orders.shipments import send_off
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["fulfil_claim", "ship_claim", "cancel_claim_fulfillment", "cancel_claim"]
 
@@ -36,24 +33,17 @@ async def fulfil_claim(order_id: str, claim_id: str, *, no_notification: bool | 
         check_claim(claim, "fulfil")
         if claim.type != "replace":
             raise NotAllowed(f'Claims with the type "{claim.type}" can not be fulfilled.')
-        remaining = {line.id: line.quantity - (line.fulfilled_quantity or 0)
-                     for line in await LineItem.filter(claim_order_id=claim.id)}
-        remaining = {item_id: n for item_id, n in remaining.items() if n > 0}
+        remaining = await unfulfilled("claim_order_id", claim.id)
         if not remaining:
             raise NotAllowed("The claim has already been fulfilled.")
-        await fulfil_lines("claim_order_id", claim.id, remaining, "Cannot fulfill a claim without a shipping method.",
-                           no_notification=claim.no_notification if no_notification is None else no_notification,
-                           location_id=location_id, metadata=metadata)
+        silent = claim.no_notification if no_notification is None else no_notification
+        made = await fulfil_lines("claim_order_id", claim.id, remaining,
+                                  "Cannot fulfill a claim without a shipping method.",
+                                  no_notification=silent, location_id=location_id, metadata=metadata)
         await settle_claim_status(claim)
-
-
-async def _claim_fulfillment(claim: ClaimOrder, fulfillment_id: str) -> Fulfillment:
-    found = await Fulfillment.get_or_none(id=fulfillment_id) if fits(Fulfillment, fulfillment_id) else None
-    if found is None:
-        raise NotFound(f"Fulfillment with id: {fulfillment_id} was not found")
-    if found.claim_order_id != claim.id:
-        raise NotFound(f"no fulfillment was found with the id: {fulfillment_id} related to claim: {claim.id}")
-    return found
+        for fulfillment in made:
+            await emit(ev.CLAIM_FULFILLMENT_CREATED, id=claim.id, fulfillment_id=fulfillment.id,
+                       no_notification=silent)
 
 
 async def ship_claim(order_id: str, claim_id: str, fulfillment_id: str, tracking_numbers: list[str] | None = None) -> None:
@@ -61,15 +51,18 @@ async def ship_claim(order_id: str, claim_id: str, fulfillment_id: str, tracking
         await lock_order(order_id)
         claim = await order_claim(order_id, claim_id)
         check_claim(claim, "ship")
-        await send_off(await _claim_fulfillment(claim, fulfillment_id), tracking_numbers, None)
+        fulfillment = await owned_fulfillment("claim_order_id", claim.id, fulfillment_id, "claim")
+        await send_off(fulfillment, tracking_numbers, None)
         await settle_claim_status(claim)
+        await emit(ev.CLAIM_SHIPMENT_CREATED, id=claim.id, fulfillment_id=fulfillment.id,
+                   no_notification=claim.no_notification)
 
 
 async def cancel_claim_fulfillment(order_id: str, claim_id: str, fulfillment_id: str) -> None:
     async with atomic():
         await lock_order(order_id)
         claim = await order_claim(order_id, claim_id)
-        fulfillment = await _claim_fulfillment(claim, fulfillment_id)
+        fulfillment = await owned_fulfillment("claim_order_id", claim.id, fulfillment_id, "claim")
         if fulfillment.canceled_at is None and await call_back(fulfillment):
             await settle_claim_status(claim)
 
@@ -92,14 +85,9 @@ async def cancel_claim(order_id: str, claim_id: str) -> None:
             **stamped(canceled_at=clock.now(), fulfillment_status="canceled"))
         if canceled:
             await _restock_replacements(claim)
+            await emit(ev.CLAIM_CANCELED, id=claim.id, no_notification=claim.no_notification)
 
 
 async def _restock_replacements(claim: ClaimOrder) -> None:
-    back: Counter[str] = Counter()
-    for variant_id, quantity in await LineItem.filter(claim_order_id=claim.id, variant_id__not_isnull=True).values_list(
-        "variant_id", "quantity",
-    ):
-        back[variant_id] += quantity
-    for variant_id in sorted(back):
-        await ProductVariant.filter(Q(id=variant_id) & stocked()).update(
-            inventory_quantity=F("inventory_quantity") + back[variant_id])
+    await restock(variant_quantities(await LineItem.filter(claim_order_id=claim.id).values_list(
+        "variant_id", "quantity")))

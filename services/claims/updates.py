@@ -17,6 +17,8 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
 from services.orders.locks import lock_order, stamped
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["update_claim"]
 
@@ -39,6 +41,7 @@ async def update_claim(order_id: str, claim_id: str, changes: dict) -> None:
                 await ship_with(order, claim, method)
         for item in changes.get("claim_items") or []:
             await _update_item(claim, item)
+        await emit(ev.CLAIM_UPDATED, id=claim.id, no_notification=columns.get("no_notification", claim.no_notification))
 
 
 async def _update_item(claim: ClaimOrder, change: dict) -> None:

@@ -19,6 +19,8 @@ from services.core.metadata import merge_metadata
 from services.core.passwords import dummy_hash, hash_password_async, verify_password_async
 from services.core.tokens import STORE_JWT_TTL, issue_jwt, password_stamp, stamp_matches
 from services.users.users import normalize_email
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = [
     "authenticate_customer", "account_exists", "get_customer", "issue_store_jwt", "still_signed_in",
@@ -135,10 +137,12 @@ async def create_customer(
         async with atomic():
             if await _registered(email).exists():
                 raise Duplicate(ACCOUNT_EXISTS)
-            return await Customer.create(
+            customer = await Customer.create(
                 email=email, first_name=first_name, last_name=last_name, phone=phone, metadata=metadata,
                 password_hash=password_hash, has_account=True,
             )
+            await emit(ev.CUSTOMER_CREATED, id=customer.id)  # never the hash (Medusa sends the whole row)
+            return customer
     except IntegrityError:  # another request registered the email between the check and the insert
         raise Duplicate(ACCOUNT_EXISTS) from None
 
@@ -174,6 +178,8 @@ async def update_customer(
             if groups is not None:
                 await customer.groups.clear()
                 await customer.groups.add(*groups)
+            if updates or groups is not None:
+                await emit(ev.CUSTOMER_UPDATED, id=customer.id)
     except IntegrityError:
         if email is None:  # not the email index: leave it to the web tier's generic mapping
             raise

@@ -38,6 +38,8 @@ from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, date_filters, find_page
 from services.store.defaults import get_store
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = [
     "KEEP", "DraftOrderView", "DraftOrderFilter", "NewDraftOrder", "DraftOrderChanges", "DRAFT_RELATIONS",
@@ -182,6 +184,7 @@ async def create_draft_order(new: NewDraftOrder) -> DraftOrderView:
         await add_methods(cart, new.shipping_methods)
         if new.discounts:
             await apply_discounts(cart, new.discounts)
+        await emit(ev.DRAFT_ORDER_CREATED, id=draft.id)
         return await _checked_draft(draft.id)
 
 
@@ -218,6 +221,8 @@ async def update_draft_order(draft_id: str, changes: DraftOrderChanges) -> Draft
         if changes.no_notification_order is not KEEP:
             draft.no_notification_order = changes.no_notification_order
         await draft.save(update_fields=["no_notification_order", "updated_at"])  # changed, whatever changed
+        if changes.no_notification_order is not KEEP:
+            await emit(ev.DRAFT_ORDER_UPDATED, id=draft.id)  # Medusa emits it for this change only
         return await _checked_draft(draft_id)
 
 

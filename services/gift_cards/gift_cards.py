@@ -26,6 +26,8 @@ from services.core.listing import FindConfig, find_one, find_page, prefetches
 from services.core.metadata import merge_metadata
 from services.regions.regions import get_region
 from services.carts.totals import MAX_AMOUNT  # `value` and `balance` are BIGINT columns
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = [
     "KEEP", "MAX_AMOUNT", "generate_code", "list_gift_cards", "get_gift_card", "create_gift_card",
@@ -86,6 +88,7 @@ async def create_gift_card(
             new_code, region_id=region.id, value=value, balance=value, ends_at=ends_at,
             is_disabled=is_disabled, metadata=metadata, tax_rate=tax_rate,
         )
+        await emit(ev.GIFT_CARD_CREATED, id=card.id)
     return await get_gift_card(card.id, relations)
 
 

@@ -16,8 +16,10 @@ from services.notifications.messages import (
     INVITE_CREATED, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose, resource_type,
     token_request,
 )
+from services.notifications.order_messages import ORDER_KINDS, compose_order, shop_details, with_secrets
 from services.notifications import OutgoingMessage, admin_url, provider, signing_secret, storefront_url
 from services.users.team_tokens import invite_token, reset_token
+from services.events.bus import emit
 
 __all__ = ["SEND_ACTOR", "queue_message", "deliver"]
 
@@ -34,11 +36,15 @@ async def queue_message(
             customer_id=customer_id, to=to, data=data, status="pending",
         )
         await outbox.enqueue(SEND_ACTOR, note.id)
+        if event_name not in ORDER_KINDS:  # a message asked for directly: its event is told too, token-free
+            await emit(event_name, **data)
     return note
 
 
 async def _reason_not_to_send(note: Notification) -> str | None:
     """A message asked for a while ago may no longer make sense (the account was deleted)."""
+    if note.event_name in ORDER_KINDS:
+        return None  # what happened to an order stays true
     if note.event_name == PASSWORD_RESET:
         live = Customer.filter(id=note.data.get("id"), email=note.to, has_account=True, deleted_at=None)
     elif note.event_name == ORDER_CLAIM:
@@ -65,6 +71,8 @@ async def _make_token(note: Notification) -> tuple[str | None, OneTimeToken | No
     if note.event_name == INVITE_CREATED:  # from the invite's current row: a resend's nonce wins
         invite = await Invite.get(id=note.data["id"])
         return invite_token(signing_secret(), invite), None
+    if note.event_name in ORDER_KINDS:
+        return None, None
     wanted = token_request(note.event_name, note.data)
     if wanted is None:
         return None, None
@@ -85,12 +93,18 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
         await Notification.filter(id=note.id).update(status="failed", attempts=attempts, last_error=reason)
         return {"dropped": notification_id, "reason": reason}
     token, row = await _make_token(note)
-    store = await Store.first() if note.event_name == INVITE_CREATED else None
-    composed = compose(note.event_name, note.data, token, storefront_url(), admin_url=admin_url(),
-                       invite_link_template=store.invite_link_template if store else None)
-    secrets = (token,) if token else ()
-    message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload, secrets,
-                              message_id=note.id)
+    if note.event_name in ORDER_KINDS:
+        shop, swap_link = await shop_details()
+        data, hidden = await with_secrets(note.event_name, note.data)
+        subject, body, html = compose_order(note.event_name, data, storefront_url(), shop, swap_link)
+        message = OutgoingMessage(note.event_name, note.to, subject, body, data, hidden, message_id=note.id, html=html)
+    else:
+        store = await Store.first() if note.event_name == INVITE_CREATED else None
+        composed = compose(note.event_name, note.data, token, storefront_url(), admin_url=admin_url(),
+                           invite_link_template=store.invite_link_template if store else None)
+        secrets = (token,) if token else ()
+        message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload,
+                                  secrets, message_id=note.id)
     chosen = provider()
     try:
         await chosen.send(message)

@@ -20,14 +20,16 @@ class OutgoingMessage:
     # The same for every send of one notification (its id): a message sent again because the
     # outcome of an earlier send is unknown (the worker died mid-send) is recognisably the same.
     message_id: str | None = None
+    html: str | None = None  # the same message as HTML, for providers that send both
 
     def masked(self, mask: str = "[token]") -> "OutgoingMessage":
         """The message as it may be kept: every secret replaced by `mask`."""
-        body, data = self.body, dict(self.data)
+        body, data, html = self.body, dict(self.data), self.html
         for secret in self.secrets:
             body = body.replace(secret, mask)
+            html = html.replace(secret, mask) if html else html
             data = {k: mask if v == secret else v for k, v in data.items()}
-        return replace(self, body=body, data=data, secrets=())
+        return replace(self, body=body, data=data, html=html, secrets=())
 
     def __repr__(self) -> str:  # a stray log of the object shows no token
         return f"OutgoingMessage(kind={self.kind!r}, to={self.to!r}, subject={self.subject!r})"

@@ -45,6 +45,8 @@ class SmtpProvider:
         # which mail systems use to drop the duplicate.
         email["Message-ID"] = f"<{message.message_id}@{domain}>" if message.message_id else make_msgid(domain=domain)
         email.set_content(message.body)
+        if message.html:
+            email.add_alternative(message.html, subtype="html")
         return email
 
     def _send(self, email: EmailMessage) -> None:

@@ -39,6 +39,8 @@ from services.order_edits.items import (
 from services.order_edits.totals import ACTIVE, EDIT_NOT_FOUND, EditView, edit_status, load_edit_view, load_edit_views
 from services.orders.view import ADMIN_NOT_FOUND
 from services.payments.collections import create_collection, is_authorized, release, settle
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = [
     "create_edit", "update_edit", "delete_edit", "add_item", "update_item", "remove_item", "delete_change",
@@ -125,6 +127,7 @@ async def create_edit(order_id: str, created_by: str, internal_note: str | None 
             raise InvalidData(f"An active order edit already exists for the order {order_id}")
         edit = await OrderEdit.create(order_id=order.id, created_by=created_by, internal_note=internal_note)
         await clone_order_items(order.id, edit.id)
+        await emit(ev.ORDER_EDIT_CREATED, id=edit.id)
     return await load_edit_view(edit.id)
 
 
@@ -226,6 +229,7 @@ async def cancel_edit(edit_id: str, canceled_by: str) -> EditView:
         if _may(edit, "cancel"):
             edit.canceled_at, edit.canceled_by = clock.now(), canceled_by
             await edit.save(update_fields=["canceled_at", "canceled_by", "updated_at"])
+            await emit(ev.ORDER_EDIT_CANCELED, id=edit.id)
             if edit.payment_collection_id:
                 await release(edit.payment_collection_id)
     return await load_edit_view(edit_id)
@@ -258,6 +262,7 @@ async def decline_edit(edit_id: str, customer_id: str | None, reason: str | None
         if _may(edit, "decline"):
             edit.declined_at, edit.declined_by, edit.declined_reason = clock.now(), customer_id, reason
             await edit.save(update_fields=["declined_at", "declined_by", "declined_reason", "updated_at"])
+            await emit(ev.ORDER_EDIT_DECLINED, id=edit.id)
             if edit.payment_collection_id:
                 await release(edit.payment_collection_id)
     return await load_edit_view(edit_id)
@@ -276,3 +281,4 @@ async def _confirm(edit: OrderEdit, order: Order, confirmed_by: str | None) -> N
         await settle(edit.payment_collection_id, order.id)
     edit.confirmed_at, edit.confirmed_by = clock.now(), confirmed_by
     await edit.save(update_fields=["confirmed_at", "confirmed_by", "updated_at"])
+    await emit(ev.ORDER_EDIT_CONFIRMED, id=edit.id)

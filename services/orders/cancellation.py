@@ -15,12 +15,8 @@ is never "canceled" without being given back (refuse; refund it first).
 
 from __future__ import annotations
 
-from collections import Counter
-
-from tortoise.expressions import F, Q
-
-from models import LineItem, Order, Payment, ProductVariant, Return
-from services.checkout.placement import stocked
+from models import LineItem, Order, Payment, Return
+from services.checkout.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import DomainError, NotAllowed
@@ -29,6 +25,8 @@ from services.orders.locks import lock_order, stamped
 from services.orders.statuses import MOVES, PAYMENT, STATUS, plan
 from services.payments import get_provider
 from services.returns.requests import LIVE_RETURN
+from services.events.bus import emit
+from services.events import names as ev
 
 __all__ = ["cancel_order"]
 
@@ -46,6 +44,7 @@ async def cancel_order(order_id: str) -> None:
             )
             if canceled:
                 await _release_inventory(order.id)
+                await emit(ev.ORDER_CANCELED, id=order.id, no_notification=order.no_notification)
     live = await Payment.filter(order_id=order_id, canceled_at=None).order_by("created_at", "id").values_list(
         "id", flat=True
     )
@@ -76,16 +75,7 @@ async def _refuse_unless_untouched(order: Order) -> None:
 
 async def _release_inventory(order_id: str) -> None:
     """Give each line's quantity back to its variant, where the order took it (see `stocked`)."""
-    wanted: Counter[str] = Counter()
-    for variant_id, quantity in await LineItem.filter(order_id=order_id, variant_id__not_isnull=True).values_list(
-        "variant_id", "quantity",
-    ):
-        wanted[variant_id] += quantity
-    # Rows are taken in variant-id order, as checkout takes them, so the two cannot deadlock.
-    for variant_id in sorted(wanted):
-        await ProductVariant.filter(Q(id=variant_id) & stocked()).update(
-            inventory_quantity=F("inventory_quantity") + wanted[variant_id]
-        )
+    await restock(variant_quantities(await LineItem.filter(order_id=order_id).values_list("variant_id", "quantity")))
 
 
 async def _cancel_payment(order_id: str, payment_id: str) -> None:

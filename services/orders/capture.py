@@ -25,6 +25,8 @@ from services.core.errors import DomainError
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
 from services.payments import get_provider
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["capture_order"]
 
@@ -55,6 +57,8 @@ async def capture_order(order_id: str) -> None:
             changes = plan(order, "capture")
         if changes:
             await Order.filter(id=order.id).update(**stamped(**changes))
+            if changes.get("payment_status") == "captured":
+                await emit(ev.ORDER_PAYMENT_CAPTURED, id=order.id, no_notification=order.no_notification)
 
 
 async def _capture_one(order_id: str, payment_id: str) -> bool:

@@ -27,8 +27,13 @@ from services.fulfillment import get_provider
 from services.orders.line_counts import chosen_quantities, move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
+from services.events import names as ev
+from services.events.bus import emit
 
-__all__ = ["fulfil_order", "fulfil_lines", "cancel_fulfillment", "call_back", "order_fulfillment"]
+__all__ = [
+    "fulfil_order", "fulfil_lines", "cancel_fulfillment", "call_back", "order_fulfillment", "unfulfilled",
+    "owned_fulfillment",
+]
 
 TOO_MANY = "Cannot fulfill more items than have been purchased"
 
@@ -45,6 +50,9 @@ async def fulfil_order(
         made = await fulfil_lines("order_id", order.id, wanted, "Cannot fulfill an order that lacks shipping methods",
                                   no_notification=no_notification, location_id=location_id, metadata=metadata)
         await settle_fulfillment_status(order)
+        for fulfillment in made:
+            await emit(ev.ORDER_FULFILLMENT_CREATED, id=order.id, fulfillment_id=fulfillment.id,
+                       no_notification=order.no_notification if no_notification is None else no_notification)
     return made
 
 
@@ -79,6 +87,24 @@ async def fulfil_lines(
         made.append(fulfillment)
     await move_counters(dict(wanted), "fulfilled_quantity", +1, F("quantity"), TOO_MANY)
     return made
+
+
+async def unfulfilled(owner: str, owner_id: str) -> dict[str, int]:
+    """The units of each line of `owner` (a claim's or a swap's new lines) not yet fulfilled."""
+    remaining = {line.id: line.quantity - (line.fulfilled_quantity or 0)
+                 for line in await LineItem.filter(**{owner: owner_id})}
+    return {item_id: n for item_id, n in remaining.items() if n > 0}
+
+
+async def owned_fulfillment(owner: str, owner_id: str, fulfillment_id: str, kind: str) -> Fulfillment:
+    """The fulfillment with that id made for `owner` (the column naming a claim or a swap):
+    Medusa's 404s for an unknown one and for another's (`kind`: claim, swap)."""
+    found = await Fulfillment.get_or_none(id=fulfillment_id) if fits(Fulfillment, fulfillment_id) else None
+    if found is None:
+        raise NotFound(f"Fulfillment with id: {fulfillment_id} was not found")
+    if getattr(found, owner) != owner_id:
+        raise NotFound(f"no fulfillment was found with the id: {fulfillment_id} related to {kind}: {owner_id}")
+    return found
 
 
 def _by_method(methods: list[ShippingMethod], lines: list[LineItem]) -> list[tuple[ShippingMethod, list[LineItem]]]:
@@ -120,6 +146,8 @@ async def cancel_fulfillment(order_id: str, fulfillment_id: str) -> None:
         plan(order, "cancel_fulfillment")
         if await call_back(fulfillment):
             await settle_fulfillment_status(order)
+            await emit(ev.ORDER_FULFILLMENT_CANCELED, id=order.id, fulfillment_id=fulfillment.id,
+                       no_notification=fulfillment.no_notification)
 
 
 async def call_back(fulfillment: Fulfillment) -> bool:

@@ -34,6 +34,8 @@ from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan, refunded_payment_status
 from services.orders.view import ADMIN_NOT_FOUND
 from services.payments import get_provider
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["refund_order", "check_refund"]
 
@@ -78,6 +80,8 @@ async def refund_order(
             left -= take
         await refund.save()
         await _move_status(order)
+        await emit(ev.ORDER_REFUND_CREATED, id=order.id, refund_id=refund.id,
+                   no_notification=order.no_notification if no_notification is None else no_notification)
     return refund
 
 

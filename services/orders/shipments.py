@@ -18,6 +18,8 @@ from services.orders.fulfilments import order_fulfillment
 from services.orders.line_counts import move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
+from services.events.bus import emit
+from services.events import names as ev
 
 __all__ = ["ship_fulfillment", "send_off"]
 
@@ -34,6 +36,8 @@ async def ship_fulfillment(
         plan(order, "ship")
         await send_off(fulfillment, tracking_numbers, no_notification)
         await settle_fulfillment_status(order)
+        await emit(ev.ORDER_SHIPMENT_CREATED, id=order.id, fulfillment_id=fulfillment.id,
+                   no_notification=fulfillment.no_notification if no_notification is None else no_notification)
 
 
 async def send_off(fulfillment: Fulfillment, tracking_numbers: list[str] | None, no_notification: bool | None) -> None:

@@ -19,6 +19,8 @@ from services.core.errors import InvalidData
 from services.core.metadata import merge_metadata
 from services.orders.locks import lock_order
 from services.orders.statuses import plan
+from services.events.bus import emit
+from services.events import names as ev
 
 __all__ = ["update_order"]
 
@@ -41,6 +43,7 @@ async def update_order(order_id: str, changes: dict[str, Any]) -> None:
         if "metadata" in changes:
             order.metadata = merge_metadata(order.metadata, changes["metadata"])
         await order.save()
+        await emit(ev.ORDER_UPDATED, id=order.id, no_notification=order.no_notification)
 
 
 async def _set_address(order: Order, slot: str, value: dict[str, Any]) -> None:

@@ -4,17 +4,18 @@
 One transaction holding the order's row lock; the return moves to `received` by a conditional
 UPDATE first, so its stock and its refund happen once however often the request comes or races.
 Unlike Medusa v1: a line's `returned_quantity` counts the units received, not those asked for; the
-refund moves the payment status; and a received quantity below one is refused.
+refund moves the payment status; a received quantity below one is refused; and a swap's return
+gives no refund (its swap's difference settles the money; Medusa skips the refund silently).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from tortoise.expressions import F, Q
+from tortoise.expressions import F
 
-from models import LineItem, Order, ProductVariant, Return, ReturnItem
-from services.checkout.placement import stocked
+from models import LineItem, Order, Return, ReturnItem
+from services.checkout.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData
@@ -25,6 +26,8 @@ from services.orders.statuses import plan
 from services.orders.view import load_order_view
 from services.returns.requests import TOO_MANY
 from services.returns.statuses import get_return, move_return
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["receive_return"]
 
@@ -48,6 +51,8 @@ async def receive_return(
             if quantity > lines[item_id].quantity - (lines[item_id].returned_quantity or 0):
                 raise InvalidData(TOO_MANY)
         amount = ret.refund_amount if refund is None else max(refund, 0)
+        if ret.swap_id is not None and amount:
+            raise InvalidData("A swap's return gives no refund: the swap's difference settles the money")
         changes = {"received_at": clock.now(), "refund_amount": amount}
         if location_id is not None:
             changes["location_id"] = location_id
@@ -57,11 +62,17 @@ async def receive_return(
         await _restock(lines, received)
         if amount > view.totals.refundable_amount:
             await Order.filter(id=order.id).update(**stamped(fulfillment_status="requires_action"))
+            await emit(ev.ORDER_RETURN_ACTION_REQUIRED, id=order.id, return_id=ret.id,
+                       no_notification=ret.no_notification)
         else:
             if amount > 0:
                 await refund_order(order.id, amount, "return", no_notification=ret.no_notification,
                                    idempotency_key=f"return:{ret.id}")
             await settle_fulfillment_status(order)
+            if ret.swap_id is not None:
+                await emit(ev.SWAP_RECEIVED, id=ret.swap_id, order_id=order.id, no_notification=ret.no_notification)
+            else:
+                await emit(ev.ORDER_ITEMS_RETURNED, id=order.id, return_id=ret.id, no_notification=ret.no_notification)
     return await get_return(return_id)
 
 
@@ -82,12 +93,5 @@ async def _record_items(ret: Return, received: Counter[str]) -> None:
 
 
 async def _restock(lines: dict[str, LineItem], received: Counter[str]) -> None:
-    """The received units back on their variants' shelves (managed variants without backorders,
-    those the order counted down), in variant-id order as checkout takes them."""
-    back: Counter[str] = Counter()
-    for item_id, n in received.items():
-        if lines[item_id].variant_id:
-            back[lines[item_id].variant_id] += n
-    for variant_id in sorted(back):
-        await ProductVariant.filter(Q(id=variant_id) & stocked()).update(
-            inventory_quantity=F("inventory_quantity") + back[variant_id])
+    """The received units back on their variants' shelves (those the order counted down)."""
+    await restock(variant_quantities((lines[item_id].variant_id, n) for item_id, n in received.items()))

@@ -26,6 +26,8 @@ from services.orders.statuses import plan
 from services.orders.view import OrderView, load_order_view
 from services.regions.taxes import TaxLine, load_overrides, option_lines
 from services.returns.amounts import items_refund, shipping_cost
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["request_return", "LIVE_RETURN", "TOO_MANY"]
 
@@ -74,9 +76,11 @@ async def _return_option(order: Order, option_id: str) -> ShippingOption:
 async def request_return(
     order_id: str, items: list[dict], *, return_shipping: dict | None = None, refund: int | None = None,
     no_notification: bool | None = None, location_id: str | None = None, idempotency_key: str | None = None,
+    announce: bool = True,
 ) -> Return:
     """`items`: {item_id, quantity, reason_id?, note?}; `return_shipping`: {option_id, price?};
-    `refund`: what to give back instead of the computed amount (below zero: nothing)."""
+    `refund`: what to give back instead of the computed amount (below zero: nothing). A swap's or
+    a claim's return is not `announce`d: their own events say it."""
     wanted = chosen_quantities(items)
     async with atomic():
         order = await lock_order(order_id)
@@ -108,6 +112,8 @@ async def request_return(
         ])
         if option is not None:
             await _ship_back(ret, option, price, tax_lines)
+        if announce:
+            await emit(ev.ORDER_RETURN_REQUESTED, id=order.id, return_id=ret.id, no_notification=ret.no_notification)
     return ret
 
 

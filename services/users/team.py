@@ -24,6 +24,8 @@ from services.core.listing import FindConfig, date_filters, find_page
 from services.core.metadata import merge_metadata
 from services.core.tokens import digest
 from services.users.users import create_user, forget_cached_user, get_user
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = ["UserFilter", "list_users", "add_user", "update_user", "delete_user", "MIN_API_TOKEN_LENGTH", "KEEP"]
 
@@ -143,4 +145,5 @@ async def delete_user(actor: User, user_id: str) -> None:
         if user is None:
             return
         await User.filter(id=user.id).update(deleted_at=now(), api_token=None, api_token_hash=None)
+        await emit(ev.USER_DELETED, id=user.id)
     forget_cached_user(user_id)

@@ -13,6 +13,8 @@ from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound, Unauthorized
 from services.core.passwords import dummy_hash, hash_password_async, verify_password_async
 from services.core.tokens import ADMIN_JWT_TTL, digest, issue_jwt, new_secret, password_stamp
+from services.events import names as ev
+from services.events.bus import emit
 
 __all__ = [
     "create_user", "authenticate_user", "issue_admin_jwt", "issue_api_token", "get_user",
@@ -43,11 +45,13 @@ async def create_user(
     async with atomic():
         if await User.filter(email=email, deleted_at=None).exists():
             raise Duplicate("A user with the same email already exists.")
-        return await User.create(
+        user = await User.create(
             id=id, email=email, role=role, first_name=first_name, last_name=last_name,
             metadata=metadata, api_token=api_token,
             password_hash=await hash_password_async(password) if password else None,
         )
+        await emit(ev.USER_CREATED, id=user.id)
+        return user
 
 
 async def get_user(user_id: str) -> User:

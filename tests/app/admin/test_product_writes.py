@@ -217,7 +217,8 @@ async def variants_in_one_create(client, headers, n: int) -> list[str]:
 async def test_creating_a_product_runs_as_many_statements_for_100_variants_as_for_10(client, admin_headers):
     ten = await variants_in_one_create(client, admin_headers, 10)
     hundred = await variants_in_one_create(client, admin_headers, 100)
-    assert len(hundred) == len(ten) <= 25, "\n".join(hundred)
+    # 25, and product.created: its event, its job and the job handed to the broker (after commit)
+    assert len(hundred) == len(ten) <= 28, "\n".join(hundred)
     assert await MoneyAmount.filter(variant__product__title="Many 100").count() == 300
 
 

@@ -1,0 +1,20 @@
+"""Emitting an event: a row in the caller's transaction and the job that dispatches it once the
+transaction commits (the job outbox, jobs/outbox.py). A rolled-back change leaves no event; a
+committed one is dispatched even if the broker was away (the outbox's sweep sends it later)."""
+
+from __future__ import annotations
+
+from jobs import outbox
+from models import Event
+from services.core.db import atomic
+
+__all__ = ["emit", "DISPATCH_ACTOR"]
+
+DISPATCH_ACTOR = "dispatch_event"
+
+
+async def emit(name: str, **data) -> Event:
+    async with atomic():
+        event = await Event.create(name=name, data=data)
+        await outbox.enqueue(DISPATCH_ACTOR, event.id, queue_name="events")
+    return event

@@ -1,0 +1,70 @@
+"""Who hears events: a registry of subscribers, each with a stable id, the event names it wants
+(or every event) and an async handler given the event. The core's are the notifications and the
+webhooks; a shop adds its own without editing the core through the `commerce.subscribers` entry
+point group (see README "Subscribers"): each entry point names a function called once per process
+with `subscribe`.
+
+A handler runs inside a transaction together with its receipt (services/events/dispatch.py): its
+writes and the fact that it handled the event commit together. It may be run again for the same
+event only if it failed, so it should reload what it needs by id and may raise to be retried."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Awaitable, Callable
+
+from models import Event
+
+__all__ = ["Subscriber", "subscribe", "subscribers_for", "load_subscribers", "unsubscribe"]
+
+log = logging.getLogger("commerce.events")
+
+Handler = Callable[[Event], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Subscriber:
+    id: str
+    events: frozenset[str] | None  # None: every event
+    handle: Handler
+
+
+_registry: dict[str, Subscriber] = {}
+_loaded = False
+
+
+def subscribe(subscriber_id: str, events: list[str] | str, handle: Handler) -> None:
+    """Register `handle` for `events` (a list of names, or "*"); the id must stay the same across
+    deploys: receipts name it."""
+    names = None if events == "*" else frozenset([events] if isinstance(events, str) else events)
+    _registry[subscriber_id] = Subscriber(subscriber_id, names, handle)
+
+
+def unsubscribe(subscriber_id: str) -> None:
+    _registry.pop(subscriber_id, None)
+
+
+def load_subscribers() -> None:
+    """The core's subscribers, then the shop's (entry points); once per process."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from services.notifications.subscriber import subscribe_notifications
+    from services.webhooks.subscriber import subscribe_webhooks
+
+    subscribe_notifications(subscribe)
+    subscribe_webhooks(subscribe)
+    for entry in entry_points(group="commerce.subscribers"):
+        try:
+            entry.load()(subscribe)
+            log.info("subscribers of %s registered", entry.name)
+        except Exception:
+            log.exception("subscribers of %s could not be registered", entry.name)
+
+
+def subscribers_for(name: str) -> list[Subscriber]:
+    load_subscribers()
+    return [s for s in _registry.values() if s.events is None or name in s.events]
