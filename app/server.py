@@ -23,7 +23,10 @@ from app.web.responses import text
 from app.web.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
 from app.store import store
 from app.web.validation import refuse_nul_characters
-from services import files
+from app.web.docs import bp as docs_bp
+from app.web.metrics import bp as metrics_bp, request_finished, request_started
+from app.web.request_log import finish_request, start_request
+from services import files, webhooks
 from services.carts import line_limits
 
 __all__ = ["create_app"]
@@ -64,8 +67,11 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.blueprint(admin)
     app.blueprint(store)
     app.blueprint(files_bp)
+    app.blueprint(metrics_bp)
+    app.blueprint(docs_bp)
     files.configure(settings)  # the web process's file storage (uploads, exports)
     line_limits.configure(settings)  # MAX_LINES_PER_ORDER, for the services that add lines
+    webhooks.configure(settings)  # which addresses webhooks may reach (embedded mode sends from here)
 
     @app.get("/health")
     async def health(request: Request):
@@ -76,6 +82,11 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     # met first, so decoding would depend on the order blueprints happen to register in.
     for route in app.router.routes:
         route.unquote = True
+
+    @app.on_request(priority=100)
+    async def identify(request: Request):
+        start_request(request)
+        request_started(request)
 
     @app.on_request
     async def gate(request: Request):
@@ -91,6 +102,8 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     async def cors(request: Request, response: HTTPResponse):
         if request.headers.get("origin"):
             response.headers.update(cors_headers(request))
+        route, seconds = finish_request(request, response)
+        request_finished(request, route, response.status, seconds)
 
     @app.before_server_start
     async def open_resources(app: Sanic):

@@ -29,6 +29,7 @@ from pathlib import Path
 from tortoise import Tortoise
 
 from app.config import ConfigError, Settings
+from workers.broker import QUEUES
 from models.job import JOB_STATUSES
 from services import files
 from workers.logs import configure_logging
@@ -76,12 +77,34 @@ async def _store_is_empty(settings: Settings) -> bool:
     return await _with_db(settings, lambda: Product.all().count()) == 0
 
 
+async def _has_demo_admin(settings: Settings) -> bool:
+    from models import User
+    from workers.banner import DEMO_ADMIN
+
+    return await _with_db(settings, lambda: User.filter(email=DEMO_ADMIN[0], deleted_at=None).exists())
+
+
+def _shared_metrics_dir() -> None:
+    """Several web processes sum their request metrics through files in one directory
+    (prometheus-client's multiprocess mode): PROMETHEUS_MULTIPROC_DIR, or a fresh one; emptied of
+    a previous run's files, set before any process imports the metrics."""
+    import tempfile
+
+    where = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="commerce-metrics-")
+    Path(where).mkdir(parents=True, exist_ok=True)
+    for old in Path(where).glob("*.db"):
+        old.unlink()
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = where
+
+
 def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     from sanic import Sanic
     from sanic.worker.loader import AppLoader
 
     from workers.web import build_app
 
+    if workers > 1:
+        _shared_metrics_dir()
     loader = AppLoader(factory=build_app)
     app = loader.load()
     app.prepare(host=host, port=port, workers=workers, single_process=workers == 1, motd=False, access_log=False)
@@ -102,7 +125,7 @@ def worker(settings: Settings, processes: int, threads: int) -> None:
         sys.exit("commerce worker needs REDIS_URL: without it, jobs run inside `commerce serve`")
     env = {**os.environ, "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "100")}
     args = [sys.executable, "-m", "workers.dramatiq_main", "workers.boot", "--processes", str(processes),
-            "--threads", str(threads), "--queues", "default", "maintenance",
+            "--threads", str(threads), "--queues", *QUEUES,
             "--worker-shutdown-timeout", str(shutdown_timeout_ms(settings.worker_grace_seconds))]
     os.execve(sys.executable, args, env)
 
@@ -146,8 +169,9 @@ def _parser() -> argparse.ArgumentParser:
     pw = u.add_parser("password", help="set a new password; ends the user's sessions and JWTs (not the API token)")
     pw.add_argument("email")
     pw.add_argument("--password", required=True)
-    for name in ("serve", "start"):
-        sv = sub.add_parser(name)
+    for name, text in (("serve", "the web server (the API; embedded mode also runs jobs and sweeps in it)"),
+                       ("start", "migrate, load the demo store when the database is empty, then serve")):
+        sv = sub.add_parser(name, help=text)
         sv.add_argument("--host", default="127.0.0.1")
         sv.add_argument("--port", type=int, default=9000)
         sv.add_argument("--workers", type=int, default=None, help="web processes (default WEB_CONCURRENCY or 1)")
@@ -155,7 +179,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--processes", type=int, default=None)
     w.add_argument("--threads", type=int, default=None)
     sub.add_parser("scheduler", help="the APScheduler process (any number: each sweep runs once per interval)")
-    j = sub.add_parser("jobs").add_subparsers(dest="action", required=True)
+    j = sub.add_parser("jobs", help="inspect and steer the job outbox (ping, list, show, retry, cancel)").add_subparsers(dest="action", required=True)
     pg = j.add_parser("ping", help="enqueue a ping job and wait for a worker to run it")
     pg.add_argument("--timeout", type=float, default=10.0)
     ls = j.add_parser("list", help="jobs newest first, one JSON line each")
@@ -188,11 +212,20 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd == "user":
         _user(settings, args)
     elif cmd in ("serve", "start"):
+        from workers.banner import banner, check_port, seeded_line
+
+        busy = check_port(args.host, args.port)
+        if busy:
+            sys.exit(busy)
+        demo = False
         if cmd == "start":
             asyncio.run(migrate(settings))
             if asyncio.run(_store_is_empty(settings)):
-                print(json.dumps(_run_domain(seed(settings, DEMO_SEED))))
-        serve(settings, args.host, args.port, args.workers or settings.web_concurrency)
+                print(seeded_line(_run_domain(seed(settings, DEMO_SEED))), flush=True)
+            demo = asyncio.run(_has_demo_admin(settings))
+        workers = args.workers or settings.web_concurrency
+        print(banner(settings, args.host, args.port, workers, demo=demo), flush=True)
+        serve(settings, args.host, args.port, workers)
     elif cmd == "worker":
         worker(settings, args.processes or settings.worker_processes, args.threads or settings.worker_threads)
     elif cmd == "scheduler":

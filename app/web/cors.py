@@ -6,11 +6,15 @@ from __future__ import annotations
 from sanic import Request
 from sanic.response import HTTPResponse
 
-__all__ = ["cors_headers", "origin_allowed", "preflight"]
+__all__ = ["cors_headers", "origin_allowed", "preflight", "EXPOSED_HEADERS"]
 
 _ALLOW_HEADERS = (
     "Content-Type, Authorization, Idempotency-Key, x-medusa-access-token, x-publishable-api-key"
 )
+
+
+# What a browser script may read of any answer (one list: errors.py's key headers use it too).
+EXPOSED_HEADERS = "Idempotency-Key, Retry-After, X-Request-Id"
 
 
 def _allowed(request: Request) -> tuple[str, ...]:
@@ -38,7 +42,7 @@ def cors_headers(request: Request) -> dict[str, str]:
     return {
         "Access-Control-Allow-Origin": origin,
         "Access-Control-Allow-Credentials": "true",
-        "Access-Control-Expose-Headers": "Idempotency-Key, Retry-After",
+        "Access-Control-Expose-Headers": EXPOSED_HEADERS,
         "Vary": "Origin",
     }
 

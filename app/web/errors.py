@@ -16,7 +16,7 @@ from sanic.handlers import ErrorHandler
 from tortoise.exceptions import IntegrityError, TransactionManagementError, ValidationError
 
 from app.web.auth import has_admin_credentials
-from app.web.cors import cors_headers, preflight
+from app.web.cors import EXPOSED_HEADERS, cors_headers, preflight
 from app.web.responses import json
 from services.checkout.placement import InsufficientInventory
 from services.core.errors import DomainError
@@ -59,7 +59,7 @@ def error_body(kind: str, message: str, code: str | None = None) -> dict:
 def key_headers(key: str) -> dict[str, str]:
     """What every answer to a request under an Idempotency-Key carries (Medusa exposes the two
     headers to browsers always, not only for an allowed origin)."""
-    return {"Idempotency-Key": key, "Access-Control-Expose-Headers": "Idempotency-Key, Retry-After"}
+    return {"Idempotency-Key": key, "Access-Control-Expose-Headers": EXPOSED_HEADERS}
 
 
 def domain_answer(error: DomainError) -> tuple[int, dict, dict[str, str]]:

@@ -5,6 +5,7 @@ without importing the lifecycle, which picks the strategies."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,13 @@ from services.core import clock
 __all__ = ["JobRun", "JobStopped"]
 
 _BEAT_SECONDS = 5.0  # a long read reports at most this often
+
+log = logging.getLogger("commerce.batch_jobs")
+
+
+def _progress(result: dict) -> dict:
+    """The counts of a job's result, for its progress line (not its errors or file keys)."""
+    return {k: v for k, v in (result or {}).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 class JobStopped(Exception):
@@ -49,6 +57,8 @@ class JobRun:
             changes["checkpoint"] = checkpoint
         if not await self._fenced().update(**changes):
             raise JobStopped(self.job.id)
+        log.info("batch job %s (%s): %s", self.job.id, self.job.type, _progress(result),
+                 extra={"batch_job": {"id": self.job.id, "type": self.job.type, "result": _progress(result)}})
         self.job.result = result
         self._last_beat = time.monotonic()
 

@@ -314,7 +314,7 @@ async def test_a_foreign_key_violation_is_a_404(app_client):
     assert await Region.filter(name="Nowhere").count() == 0
 
 
-KEY_HEADERS = {"idempotency-key": "key-1", "access-control-expose-headers": "Idempotency-Key, Retry-After"}
+KEY_HEADERS = {"idempotency-key": "key-1", "access-control-expose-headers": "Idempotency-Key, Retry-After, X-Request-Id"}
 
 
 @pytest.mark.parametrize("kind,status,code,headers", [
