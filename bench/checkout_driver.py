@@ -1,0 +1,130 @@
+"""Checkout load driver (not a test): N concurrent shoppers, each running whole checkouts against
+any server that speaks the Medusa v1 store API and holds the demo seed (region "NA" or the first
+region in `--currency`, products with prices, a shipping option and the `manual` payment
+provider). Each checkout:
+
+    create a cart → add 3 items → set email and shipping address → list shipping options and pick
+    the first → create payment sessions → select `manual` → complete
+
+Reports checkouts per second, p50/p99 of each step and of the whole checkout, and errors (a
+checkout with any failed step counts once). Nothing here is specific to this server:
+
+    .venv/bin/python -m bench.checkout_driver --base http://127.0.0.1:9000 --shoppers 16 --seconds 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from collections import defaultdict
+
+import httpx
+
+ADDRESS = {"first_name": "Load", "last_name": "Shopper", "address_1": "1 Main St", "city": "Boston",
+           "country_code": "us", "postal_code": "02110"}
+STEPS = ("create_cart", "add_items", "address_email", "shipping", "payment_sessions", "select_session",
+         "complete", "checkout")
+
+
+class StepFailed(Exception):
+    pass
+
+
+def _ok(response: httpx.Response, step: str) -> httpx.Response:
+    if response.status_code != 200:
+        raise StepFailed(f"{step}: {response.status_code} {response.text[:200]}")
+    return response
+
+
+async def _catalogue(client: httpx.AsyncClient, currency: str) -> tuple[str, str, list[str]]:
+    regions = (await client.get("/store/regions")).json()["regions"]
+    region = next(r for r in regions if r["currency_code"] == currency)
+    country = region["countries"][0]["iso_2"]
+    products = (await client.get("/store/products", params={"region_id": region["id"], "limit": 20})).json()
+    variants = [v["id"] for p in products["products"] if not p.get("is_giftcard") for v in p["variants"]
+                if any(price["currency_code"] == currency for price in v.get("prices", []))]
+    if len(variants) < 3:
+        raise SystemExit(f"the store needs at least 3 variants priced in {currency}")
+    return region["id"], country, variants
+
+
+async def checkout(client: httpx.AsyncClient, region_id: str, country: str, variants: list[str], n: int,
+                   timings: dict[str, list[float]]) -> None:
+    started = time.perf_counter()
+
+    async def step(name, coro):
+        t = time.perf_counter()
+        response = _ok(await coro, name)
+        timings[name].append(time.perf_counter() - t)
+        return response
+
+    cart = (await step("create_cart", client.post("/store/carts", json={"region_id": region_id}))).json()["cart"]
+    cid = cart["id"]
+    t = time.perf_counter()
+    for i in range(3):
+        _ok(await client.post(f"/store/carts/{cid}/line-items",
+                              json={"variant_id": variants[(n + i) % len(variants)], "quantity": 1}), "add_items")
+    timings["add_items"].append(time.perf_counter() - t)
+    await step("address_email", client.post(f"/store/carts/{cid}", json={
+        "email": f"load{n}@example.com", "shipping_address": {**ADDRESS, "country_code": country}}))
+    t = time.perf_counter()
+    options = _ok(await client.get(f"/store/shipping-options/{cid}"), "shipping").json()["shipping_options"]
+    if not options:
+        raise StepFailed("shipping: no option for the cart")
+    _ok(await client.post(f"/store/carts/{cid}/shipping-methods", json={"option_id": options[0]["id"]}), "shipping")
+    timings["shipping"].append(time.perf_counter() - t)
+    await step("payment_sessions", client.post(f"/store/carts/{cid}/payment-sessions"))
+    await step("select_session", client.post(f"/store/carts/{cid}/payment-session", json={"provider_id": "manual"}))
+    done = await step("complete", client.post(f"/store/carts/{cid}/complete"))
+    if done.json().get("type") != "order":
+        raise StepFailed(f"complete: answered {done.json().get('type')}")
+    timings["checkout"].append(time.perf_counter() - started)
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def main(base: str, shoppers: int, seconds: float, currency: str) -> None:
+    limits = httpx.Limits(max_connections=shoppers * 2)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+        region_id, country, variants = await _catalogue(client, currency)
+        timings: dict[str, list[float]] = defaultdict(list)
+        errors: dict[str, int] = defaultdict(int)
+        counter = iter(range(10**9))
+        deadline = time.perf_counter() + seconds
+
+        async def shopper():
+            while time.perf_counter() < deadline:
+                try:
+                    await checkout(client, region_id, country, variants, next(counter), timings)
+                except (StepFailed, httpx.HTTPError) as e:
+                    errors[str(e).split(":")[0]] += 1
+
+        began = time.perf_counter()
+        await asyncio.gather(*(shopper() for _ in range(shoppers)))
+        elapsed = time.perf_counter() - began
+    done = len(timings["checkout"])
+    print(f"{base}: {shoppers} shoppers for {elapsed:.1f} s: {done} checkouts, {done / elapsed:.1f} checkouts/s, "
+          f"{sum(errors.values())} failed {dict(errors) or ''}")
+    print("| step | n | p50 ms | p99 ms | mean ms |")
+    print("|---|---|---|---|---|")
+    for name in STEPS:
+        values = timings[name]
+        mean = statistics.fmean(values) * 1000 if values else float("nan")
+        print(f"| {name} | {len(values)} | {_quantile(values, 0.5):.1f} | {_quantile(values, 0.99):.1f} | {mean:.1f} |")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", default="http://127.0.0.1:9000")
+    parser.add_argument("--shoppers", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--currency", default="usd")
+    args = parser.parse_args()
+    asyncio.run(main(args.base, args.shoppers, args.seconds, args.currency))
