@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 import time
+from collections import defaultdict
 
 
 def _stops_once(handler):
@@ -39,6 +40,7 @@ if getattr(_dramatiq_handler, "__qualname__", "") == "worker_process.<locals>.te
 
 from dramatiq import Middleware  # noqa: E402
 from dramatiq.asyncio import get_event_loop_thread  # noqa: E402
+from dramatiq.common import iter_queue  # noqa: E402
 from tortoise import Tortoise  # noqa: E402
 
 from app.config import Settings  # noqa: E402
@@ -85,6 +87,10 @@ class GracefulStop(Middleware):
     def __init__(self, grace_seconds: float, tracking: JobTracking):
         self.grace_seconds, self.tracking = grace_seconds, tracking
         self._stopping = threading.Event()
+        self._worker = None
+
+    def before_worker_boot(self, broker, worker):
+        self._worker = worker
 
     def after_process_boot(self, broker):
         # Dramatiq's own handler stops the worker on the first SIGTERM and calls sys.exit on the
@@ -123,15 +129,43 @@ class GracefulStop(Middleware):
         still holds the process is ended."""
         margin = min(1.5, self.grace_seconds / 4)
         time.sleep(self.grace_seconds - margin)
+        self._stop_taking(wait=margin / 2)
         if get_event_loop_thread() is not None:
             try:
                 self.tracking.give_back_unfinished()
             except Exception as e:  # the sweep takes them over once their heartbeat is old enough
                 log.warning("unfinished jobs not given back: %s", e)
-        time.sleep(margin)
+        time.sleep(margin / 2)
+        self._stop_taking(wait=0)  # a consumer that outlived the first wait fetched at most once more
         log.warning("worker process did not stop within %.0f s: exiting", self.grace_seconds)
         logging.shutdown()
         os._exit(0)
+
+    def _stop_taking(self, wait: float) -> None:
+        """Dramatiq stops its consumers only once every worker thread has stopped (and under load
+        its stop may not have begun at all), so while a job holds a thread past the grace period
+        they keep fetching: a message given back now could be fetched by this very process and
+        die with it, left for the broker's dead-worker sweep minutes later. So the threads and
+        consumers stop first, and what was fetched but not taken goes back to the broker."""
+        worker = self._worker
+        if worker is None:
+            return
+        for thread in worker.workers:  # idle threads take nothing more (dramatiq's stop may not have run yet)
+            thread.stop()
+        consumers = list(worker.consumers.values())
+        for consumer in consumers:
+            consumer.stop()
+        deadline = time.monotonic() + wait
+        for consumer in consumers:
+            consumer.join(max(0.0, deadline - time.monotonic()))
+        fetched = defaultdict(list)
+        for item in iter_queue(worker.work_queue):
+            fetched[item.message.queue_name].append(item.message)
+        for queue_name, messages in fetched.items():
+            try:
+                worker.consumers[queue_name].requeue_messages(messages)
+            except Exception as e:  # the broker's own sweep returns them later
+                log.warning("%d fetched message(s) of %s not returned: %s", len(messages), queue_name, e)
 
     def after_worker_shutdown(self, broker, worker):
         loop = get_event_loop_thread()
