@@ -61,10 +61,14 @@ def _tax_line(line: Any, owner_key: str, owner_id: str) -> dict:
 
 def _items(view: CartView, sub: dict) -> list[dict]:
     out = []
+    variants: dict[int, dict | None] = {}  # lines of one variant share its one instance (reads.py), so its dict
     for item in view.items:
         data = dump(item)
         if "variant" in sub:
-            data["variant"] = dump(item.variant, sub["variant"])
+            shown = variants.get(id(item.variant))
+            if shown is None:
+                shown = variants[id(item.variant)] = dump(item.variant, sub["variant"])
+            data["variant"] = shown
         data["adjustments"] = [dump(a) for a in view.adjustments.get(item.id, ())]
         data["tax_lines"] = [_tax_line(t, "item_id", item.id) for t in view.item_tax_lines.get(item.id, ())]
         totals: ItemTotals = view.totals.items[item.id]

@@ -177,8 +177,11 @@ def dump(
     if obj is None:
         return None
     columns = COLUMNS[type(obj)]
-    data = obj.__dict__
-    out = {c: data.get(c) for c in columns if fields is None or c in fields}
+    get = obj.__dict__.get
+    if fields is None:
+        out = {c: get(c) for c in columns}
+    else:
+        out = {c: get(c) for c in columns if c in fields}
     for key, value in _MASKED.get(type(obj), {}).items():
         if key in out:
             out[key] = value

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from math import floor
 
 from services.core.errors import InvalidData
@@ -51,12 +52,17 @@ def round_half_up(value: Fraction) -> int:
     return floor(value + Fraction(1, 2))
 
 
+@lru_cache(maxsize=1024)
+def _percent(rate: float) -> Fraction:
+    """The rate's decimal text taken exactly (12.5, not the float nearest to it), over 100."""
+    return Fraction(str(rate)) / 100
+
+
 def tax_on(amount: int, rate: float) -> int:
-    """`amount × rate / 100`, rounded half up; the rate's decimal text is taken exactly (12.5, not
-    the float nearest to it)."""
+    """`amount × rate / 100`, rounded half up."""
     if not rate or not amount:
         return 0
-    return round_half_up(Fraction(amount) * Fraction(str(rate)) / 100)
+    return round_half_up(amount * _percent(rate))
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,7 @@ def item_totals(item: ItemInput) -> ItemTotals:
 
 def shipping_totals(method: ShippingInput, free_shipping: bool = False) -> ShippingTotals:
     """Medusa v1 rounds a method's tax once over all its tax lines (items round per line)."""
-    tax = round_half_up(sum((Fraction(method.price) * Fraction(str(r)) / 100 for r in method.tax_rates), Fraction(0)))
+    tax = round_half_up(sum((method.price * _percent(r) for r in method.tax_rates), Fraction(0)))
     if free_shipping:
         totals = ShippingTotals(subtotal=0, tax_total=0, original_tax_total=tax, total=0,
                                 original_total=method.price + tax)

@@ -97,10 +97,13 @@ def system_lines(region: Region, overrides: Overrides, items, methods) -> tuple[
     product loaded) and by shipping method id. The one computation every path uses: a cart
     answer, the tax-calculation job and completion."""
     item_lines: dict[str, list[TaxLine]] = {}
+    by_product: dict[tuple, list[TaxLine]] = {}  # the lines of a product, for each of its cart lines
     for item in items:
         product = item.variant.product if item.variant is not None and not item.is_return else None
-        item_lines[item.id] = product_lines(
-            region, overrides, product.id if product else None, product.type_id if product else None
-        )
+        key = (product.id, product.type_id) if product else (None, None)
+        lines = by_product.get(key)
+        if lines is None:
+            lines = by_product[key] = product_lines(region, overrides, *key)
+        item_lines[item.id] = list(lines)
     method_lines = {m.id: option_lines(region, overrides, m.shipping_option_id) for m in methods}
     return item_lines, method_lines
