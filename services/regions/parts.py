@@ -11,8 +11,10 @@ An entry is used only while all of these hold:
   process sees the change at its next cart read;
 - it is younger than MAX_AGE_SECONDS, the bound on how long a change made behind the
   application's back (SQL by hand) can go unseen;
-- no transaction is open: a change being decided (a cart change, a completion, payment sessions)
-  reads the database itself, and keeps nothing it read (it may not be committed).
+- it was read outside any transaction: a change being decided (a cart change, a completion,
+  payment sessions) may use an entry that holds for the region row it has just read (the entry
+  was read from committed rows of that very version), but keeps nothing it reads itself (it may
+  not be committed).
 """
 
 from __future__ import annotations
@@ -53,10 +55,10 @@ _entries: dict[str, _Entry] = {}
 
 async def region_parts(region: Region) -> RegionParts:
     """The region's parts (a fresh copy of each list), from memory when the entry still holds."""
-    if _in_transaction():
-        return await _read(region.id)
     entry = _entries.get(region.id)
     if entry is None or entry.version != region.updated_at or time.monotonic() - entry.loaded_at > MAX_AGE_SECONDS:
+        if _in_transaction():
+            return await _read(region.id)
         entry = _Entry(region.updated_at, time.monotonic(), await _read(region.id))
         _remember(region.id, entry)
     parts = entry.parts

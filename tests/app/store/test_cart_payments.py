@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from models import Cart, PaymentProvider, PaymentSession, Region
 from services.payments import get_provider
+from services.regions.parts import touch_region
 from tests.cart_factories import (
     add_item, discount, gift_card, manual_tax_region, new_cart, region_price, ship, update_cart,
 )
@@ -133,6 +134,7 @@ async def test_a_provider_the_region_dropped_loses_its_session(client, seeded):
     await post(client, f"/store/carts/{cart['id']}/payment-sessions")
     region = await Region.get(name="NA")
     await region.payment_providers.remove(await PaymentProvider.get(id="system"))
+    await touch_region(region.id)  # as the admin's change of a region's providers does
     r = await post(client, f"/store/carts/{cart['id']}/payment-sessions")
     assert [s["provider_id"] for s in r.json()["cart"]["payment_sessions"]] == ["manual"]
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from models import LineItem, LineItemTaxLine, MoneyAmount, PaymentProvider, Product, ProductType, Region, TaxRate
 from services.regions import parts as region_parts
 from services.carts.items import NewLine
@@ -112,7 +114,7 @@ async def test_a_region_reloaded_by_the_seed_is_seen_at_the_next_read(seeded):
     assert await providers_of(view.cart.id) == ["manual", "system"]
 
 
-async def test_a_change_behind_the_applications_back_is_seen_in_a_transaction_and_within_the_max_age(
+async def test_a_change_behind_the_applications_back_is_seen_within_the_max_age_in_a_transaction_too(
     seeded, monkeypatch,
 ):
     # Given a remembered region, changed by hand without saving the region row
@@ -120,13 +122,31 @@ async def test_a_change_behind_the_applications_back_is_seen_in_a_transaction_an
     await providers_of(view.cart.id)
     region = await Region.get(name="NA")
     await region.payment_providers.add(await PaymentProvider.get(id="system"))
-    # I expect a change being decided (in a transaction) to read the database
+    # I expect a change being decided (in a transaction) to use the entry while it holds,
     async with atomic():
-        assert [p.id for p in (await load_cart_view(view.cart.id)).region.payment_providers] == ["manual", "system"]
-    # and any read to see it once the entry is older than the bound
+        assert [p.id for p in (await load_cart_view(view.cart.id)).region.payment_providers] == ["manual"]
+    # and every read, in a transaction or not, to see the change once the entry is older than the bound
     later = time.monotonic() + region_parts.MAX_AGE_SECONDS + 1
     monkeypatch.setattr(region_parts.time, "monotonic", lambda: later)
+    async with atomic():
+        assert [p.id for p in (await load_cart_view(view.cart.id)).region.payment_providers] == ["manual", "system"]
     assert await providers_of(view.cart.id) == ["manual", "system"]
+
+
+async def test_a_transaction_that_changes_a_region_reads_its_parts_and_keeps_none(seeded):
+    # Given a remembered region
+    view = await a_cart("NA", {"variant_cap_black": 1})
+    await providers_of(view.cart.id)
+    region = await Region.get(name="NA")
+    # When a transaction changes its providers the application's way, reads the cart, then rolls back
+    with pytest.raises(RuntimeError):
+        async with atomic():
+            await region.payment_providers.add(await PaymentProvider.get(id="system"))
+            await touch_region(region.id)
+            assert [p.id for p in (await load_cart_view(view.cart.id)).region.payment_providers] == ["manual", "system"]
+            raise RuntimeError("rolled back")
+    # I expect what it read inside to be forgotten: the next read shows the committed providers
+    assert await providers_of(view.cart.id) == ["manual"]
 
 
 async def test_carts_of_two_regions_each_show_their_own_region(seeded):
