@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tortoise.query_utils import Prefetch
-
-from models import Cart, LineItem, MoneyAmount, Product, ProductVariant, ShippingMethod
+from models import Cart, LineItem, Product, ProductVariant, ShippingMethod
 from services.carts.discounts import refresh_adjustments
-from services.carts.locks import check_lines_open, lock_cart
-from services.carts.view import CartView, load_cart_view, load_checked_view
+from services.carts.locks import check_lines_open, lock_cart, lock_cart_rows
+from services.carts.reads import read_variants
+from services.carts.view import CartView, check_amounts, load_cart_view, load_checked_view, stored_tax_lines, view_of
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
 from services.carts.line_limits import check_room
@@ -48,12 +47,33 @@ class NewLine:
 # ---------------------------------------------------------------- use cases (each locks the cart)
 
 async def add_line_item(cart_id: str, line: NewLine) -> CartView:
+    """A cart without discounts or payment sessions (a shopper filling it) answers from what
+    was read under the lock and written: five statements (seven when shipping methods go),
+    whatever its number of lines. With either, its adjustments and sessions follow the lines
+    and the cart is read back."""
     async with atomic():
-        cart = await lock_cart(cart_id)
+        rows = await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines(), methods_wanted=_read_back)
+        cart = rows.cart
         check_lines_open(cart)
-        await add_lines(cart, [line])
-        await resync_payment_sessions(cart)
-        return await load_checked_view(cart_id)
+        written = await add_lines(cart, [line], existing=rows.items)
+        if _read_back(rows.payment_sessions, rows.discounts):
+            await _lines_changed(cart)
+            await resync_payment_sessions(cart)
+            return await load_checked_view(cart_id)
+        if rows.has_methods:
+            await _drop_methods(cart)
+            rows.shipping_methods, rows.method_tax_lines = [], {}
+            for item in rows.items:
+                item.has_shipping = False
+        for item in written:
+            rows.adjustments.setdefault(item.id, [])
+            rows.item_tax_lines.setdefault(item.id, [])
+        return check_amounts(await view_of(rows))
+
+
+def _read_back(sessions: list, discounts: list) -> bool:
+    """Whether a change of lines must read the cart back: its adjustments and sessions follow."""
+    return bool(sessions or discounts)
 
 
 async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: dict | None = None) -> CartView:
@@ -100,26 +120,39 @@ async def delete_line_item(cart_id: str, item_id: str) -> CartView:
 
 # ---------------------------------------------------------------- parts, inside the caller's transaction
 
-async def add_lines(cart: Cart, lines: list[NewLine]) -> None:
+async def add_lines(cart: Cart, lines: list[NewLine], existing: list[LineItem] | None = None) -> list[LineItem]:
     """Add the lines to a locked cart: a line of a variant already in the cart with the same
     metadata adds to that line's quantity instead. The cart holds at most MAX_LINES_PER_ORDER
-    lines, and a request may name no more than that."""
+    lines, and a request may name no more than that. `existing`: the cart's lines as read under
+    the lock, which then take the new ones (read here otherwise). The lines written, each with
+    its variant, product and profile."""
     if not lines:
-        return
+        return []
     check_room(len(lines), "cart")  # before any read: a body of 10,000 items costs nothing more
     if any(line.quantity == 0 for line in lines):
         raise InvalidData(MISSING_ARGUMENTS)
     if any(line.quantity < 0 for line in lines):
         raise InvalidData("quantity must not be less than 1")
-    variants = await _variants([line.variant_id for line in lines])
+    found = await read_variants(
+        fitting(ProductVariant, list(dict.fromkeys(line.variant_id for line in lines))), for_sale=True,
+        channel_id=cart.sales_channel_id,
+    )
+    variants = {variant_id: variant for variant_id, (variant, _) in found.items()}
     missing = [line.variant_id for line in lines if line.variant_id not in variants]
     if missing:
         raise InvalidData(f"Unable to generate the line items, some variant has not been found: {', '.join(missing)}")
     ctx = await _context(cart, list(variants.values()))
     for line in lines:
         _price(ctx, variants[line.variant_id], line.quantity)
-    await _check_channel(cart, [variants[line.variant_id].product for line in lines])
-    existing = list(await LineItem.filter(cart_id=cart.id).order_by("created_at", "id"))
+    outside = list(dict.fromkeys(variants[line.variant_id].product.title for line in lines
+                                 if not found[line.variant_id][1]))
+    if outside:
+        raise InvalidData(
+            f"The products [{', '.join(outside)}] must belongs to the sales channel on which the cart has been created."
+        )
+    if existing is None:
+        existing = list(await LineItem.filter(cart_id=cart.id).order_by("created_at", "id"))
+    written: dict[str, LineItem] = {}
     for line in lines:
         variant = variants[line.variant_id]
         metadata = line.metadata or {}
@@ -140,13 +173,16 @@ async def add_lines(cart: Cart, lines: list[NewLine]) -> None:
             await same.save(update_fields=["quantity", "unit_price", "updated_at"])
         else:
             check_room(len(existing) + 1, "cart")
-            existing.append(await LineItem.create(
+            same = await LineItem.create(
                 cart_id=cart.id, variant_id=variant.id, title=variant.product.title, description=variant.title,
                 thumbnail=variant.product.thumbnail, is_giftcard=variant.product.is_giftcard,
                 allow_discounts=variant.product.discountable, should_merge=True, has_shipping=False,
                 unit_price=price, quantity=quantity, metadata=metadata,
-            ))
-    await _lines_changed(cart)
+            )
+            existing.append(same)
+        object.__setattr__(same, "_variant", variant)
+        written[same.id] = same
+    return list(written.values())
 
 
 async def reprice_lines(cart: Cart) -> None:
@@ -178,24 +214,21 @@ async def drop_lines_outside_channel(cart: Cart, channel_id: str) -> None:
 
 
 async def _lines_changed(cart: Cart) -> None:
-    await ShippingMethod.filter(cart_id=cart.id).delete()
-    await LineItem.filter(cart_id=cart.id).update(has_shipping=False)
+    await _drop_methods(cart)
     await refresh_adjustments(cart)
+
+
+async def _drop_methods(cart: Cart) -> None:
+    """Lines changed: the shipping methods go (their options may no longer fit)."""
+    if await ShippingMethod.filter(cart_id=cart.id).delete():
+        await LineItem.filter(cart_id=cart.id, has_shipping=True).update(has_shipping=False)
 
 
 async def _variants(ids: list[str], *, for_sale: bool = True) -> dict[str, ProductVariant]:
     """The variants with their product and live prices. `for_sale`: only live variants of live,
     published products (what a shopper may add; Medusa v1 also takes drafts)."""
-    wanted = fitting(ProductVariant, ids)
-    if not wanted:
-        return {}
-    qs = ProductVariant.filter(id__in=wanted)
-    if for_sale:
-        qs = qs.filter(deleted_at=None, product__deleted_at=None, product__status="published")
-    qs = qs.select_related("product").prefetch_related(
-        Prefetch("prices", queryset=MoneyAmount.filter(deleted_at=None))
-    )
-    return {v.id: v for v in await qs}
+    found = await read_variants(fitting(ProductVariant, list(dict.fromkeys(ids))), for_sale=for_sale, channel_id=None)
+    return {variant_id: variant for variant_id, (variant, _) in found.items()}
 
 
 async def _context(cart: Cart, variants: list[ProductVariant]) -> PriceContext:
@@ -214,13 +247,3 @@ def _in_stock(variant: ProductVariant, quantity: int) -> bool:
     return variant.allow_backorder or not variant.manage_inventory or variant.inventory_quantity >= quantity
 
 
-async def _check_channel(cart: Cart, products: list[Product]) -> None:
-    if cart.sales_channel_id is None:
-        return
-    ids = {p.id for p in products}
-    sold = set(await Product.filter(id__in=ids, sales_channels__id=cart.sales_channel_id).values_list("id", flat=True))
-    outside = list(dict.fromkeys(p.title for p in products if p.id not in sold))
-    if outside:
-        raise InvalidData(
-            f"The products [{', '.join(outside)}] must belongs to the sales channel on which the cart has been created."
-        )

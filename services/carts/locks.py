@@ -3,11 +3,14 @@ requests on one cart run one after the other and neither loses the other's work.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from models import Cart
+from services.carts.reads import CartRows, read_cart
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 
-__all__ = ["lock_cart", "check_lines_open"]
+__all__ = ["lock_cart", "lock_cart_rows", "check_lines_open"]
 
 
 async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
@@ -23,6 +26,24 @@ async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
         raise NotAllowed("Cannot update a completed cart")
     await cart.fetch_related("region")
     return cart
+
+
+async def lock_cart_rows(cart_id: str, *, stored_tax_lines: Callable[[Cart], bool], methods_wanted=None) -> CartRows:
+    """The live, editable cart locked as `lock_cart` locks it, then read whole (services/carts/reads.py)
+    by statements that start after the lock is held, so they see what the change before this
+    one committed. A change that writes what it changes in memory too answers without reading
+    the cart back."""
+    cart = None
+    if fits(Cart, cart_id):
+        cart = await Cart.filter(id=cart_id, deleted_at=None).select_for_update().first()
+    rows = None
+    if cart is not None:
+        rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted)
+    if rows is None:
+        raise NotFound(f"Cart with {cart_id} was not found")
+    if rows.cart.completed_at is not None:
+        raise NotAllowed("Cannot update a completed cart")
+    return rows
 
 
 def check_lines_open(cart: Cart) -> None:

@@ -30,11 +30,11 @@ from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
 from models import (
-    Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, Product,
-    ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
+    Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, PaymentSession,
+    Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
 
-__all__ = ["CartRows", "read_cart", "read_region_with_default_channel", "amount_discount", "has_free_shipping"]
+__all__ = ["CartRows", "read_cart", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping"]
 
 
 def amount_discount(discounts: list[Discount]) -> Discount | None:
@@ -57,6 +57,7 @@ class CartRows:
     shipping_methods: list[ShippingMethod]  # with shipping_option
     item_tax_lines: dict[str, list[LineItemTaxLine]] = field(default_factory=dict)  # stored; when asked for
     method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)
+    has_methods: bool = False  # whether it has shipping methods, read or not
 
 
 class _Source:
@@ -99,9 +100,9 @@ def _plan(model: type[Model], alias: str) -> list[tuple[str, str, Callable | Non
     fields, the field's own conversion otherwise (a UTC timestamp only changes its tzinfo)."""
     meta = model._meta
     plan = [(attr, f"{alias}.{column}", None) for column, attr, _ in meta.db_native_fields]
-    plan += [(attr, f"{alias}.{column}", field.field_type) for column, attr, field in meta.db_default_fields]
-    for column, attr, field in meta.db_complex_fields:
-        convert = _utc_datetime(field) if isinstance(field, DatetimeField) else field.to_python_value
+    plan += [(attr, f"{alias}.{column}", f.field_type) for column, attr, f in meta.db_default_fields]
+    for column, attr, f in meta.db_complex_fields:
+        convert = _utc_datetime(f) if isinstance(f, DatetimeField) else f.to_python_value
         plan.append((attr, f"{alias}.{column}", convert))
     return plan
 
@@ -126,9 +127,13 @@ def _source(model: type[Model], alias: str) -> _Source:
     return _Source(model, alias)
 
 
-async def read_cart(cart_id: str, *, stored_tax_lines: Callable[[Cart], bool]) -> CartRows | None:
+async def read_cart(
+    cart_id: str, *, stored_tax_lines: Callable[[Cart], bool],
+    methods_wanted: Callable[[list[PaymentSession], list[Discount]], bool] | None = None,
+) -> CartRows | None:
     """The live cart's rows, or None. `stored_tax_lines(cart)`: whether its stored tax lines are
-    wanted (they are not when its taxes are computed)."""
+    wanted (they are not when its taxes are computed). `methods_wanted(sessions, discounts)`:
+    False when the caller is about to remove the shipping methods anyway (none are read)."""
     cart, sessions, counts = await _cart(cart_id)
     if cart is None:
         return None
@@ -136,10 +141,13 @@ async def read_cart(cart_id: str, *, stored_tax_lines: Callable[[Cart], bool]) -
     gift_cards = await _gift_cards(cart) if counts["gift_cards"] else []
     with_taxes = stored_tax_lines(cart)
     items, adjustments, item_lines = await _items(cart.id, amount_discount(discounts) is not None, with_taxes)
-    methods, method_lines = await _methods(cart.id, with_taxes) if counts["methods"] else ([], {})
+    methods, method_lines = [], {}
+    if counts["methods"] and (methods_wanted is None or methods_wanted(sessions, discounts)):
+        methods, method_lines = await _methods(cart.id, with_taxes)
     return CartRows(
         cart=cart, payment_sessions=sessions, discounts=discounts, gift_cards=gift_cards, items=items,
         adjustments=adjustments, shipping_methods=methods, item_tax_lines=item_lines, method_tax_lines=method_lines,
+        has_methods=bool(counts["methods"]),
     )
 
 
@@ -314,3 +322,58 @@ async def read_region_with_default_channel(region_id: str) -> tuple[Region | Non
     if not rows:
         return None, None
     return r.build(rows[0]), sc.build(rows[0])
+
+
+async def read_variants(ids: list[str], *, for_sale: bool, channel_id: str | None) -> dict[str, tuple[ProductVariant, bool]]:
+    """The variants with their product, its shipping profile and the variants' live prices (as
+    `variant.prices`), in one statement; with each, whether its product is sold through
+    `channel_id` (True without a channel). `for_sale`: only live variants of live, published
+    products (what a shopper may add)."""
+    if not ids:
+        return {}
+    v, p, pf, ma = _source(ProductVariant, "v"), _source(Product, "p"), _source(ShippingProfile, "pf"), \
+        _source(MoneyAmount, "ma")
+    db = Cart._meta.db
+    dialect = db.capabilities.dialect
+    key = (dialect, "variants", for_sale, channel_id is not None, len(ids))
+    sql = _STATEMENTS.get(key)
+    if sql is None:
+        # The channel's mark comes first, as it does in the text (SQLite's marks are positional).
+        marks = [f"${n}" if dialect != "sqlite" else "?" for n in range(1, len(ids) + 2)]
+        marks = marks[1:] + marks[:1] if channel_id is not None else marks
+        columns = ", ".join(
+            f'"{s.alias}"."{c}" AS "{s.alias}.{c}"' for s in (v, p, pf, ma) for c in s.columns
+        )
+        in_channel = "1" if channel_id is None else (
+            f'(SELECT COUNT(*) FROM "product_sales_channel" "psc" WHERE "psc"."product_id" = "p"."id" '
+            f'AND "psc"."sales_channel_id" = {marks[-1]})'
+        )
+        live = ' AND "v"."deleted_at" IS NULL AND "p"."deleted_at" IS NULL AND "p"."status" = \'published\'' \
+            if for_sale else ""
+        sql = _STATEMENTS[key] = (
+            f'SELECT {columns}, {in_channel} AS "in_channel" FROM "product_variant" "v" '
+            f'JOIN "product" "p" ON "p"."id" = "v"."product_id" '
+            f'LEFT JOIN "shipping_profile" "pf" ON "pf"."id" = "p"."profile_id" '
+            f'LEFT JOIN "money_amount" "ma" ON "ma"."variant_id" = "v"."id" AND "ma"."deleted_at" IS NULL '
+            f'WHERE "v"."id" IN ({", ".join(marks[:-1])}){live} '
+            f'ORDER BY "v"."id", "ma"."created_at", "ma"."id"'
+        )
+    params = ([channel_id] if channel_id is not None else []) + list(ids)
+    _, rows = await db.execute_query(sql, params)
+    found: dict[str, tuple[ProductVariant, bool]] = {}
+    prices: dict[str, list[MoneyAmount]] = {}
+    for row in rows:
+        variant_id = row["v.id"]
+        if variant_id not in found:
+            variant = v.build(row)
+            product = p.build(row)
+            object.__setattr__(product, "_profile", pf.build(row))
+            object.__setattr__(variant, "_product", product)
+            found[variant_id] = (variant, bool(row["in_channel"]))
+            prices[variant_id] = []
+        price = ma.build(row)
+        if price is not None:
+            prices[variant_id].append(price)
+    for variant_id, (variant, _) in found.items():
+        variant.prices._set_result_for_query(prices[variant_id])
+    return found

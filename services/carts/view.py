@@ -17,7 +17,7 @@ from models import (
     Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, PaymentSession, Region, ShippingMethod,
     ShippingMethodTaxLine,
 )
-from services.carts.reads import amount_discount, has_free_shipping, read_cart
+from services.carts.reads import CartRows, amount_discount, has_free_shipping, read_cart
 from services.core.errors import NotFound
 from services.core.ids import fits
 from services.regions.parts import RegionParts, region_parts
@@ -25,7 +25,7 @@ from services.regions.taxes import TaxLine, system_lines
 from services.carts.totals import CartTotals, GiftCardInput, ItemInput, ShippingInput, cart_totals
 
 __all__ = [
-    "new_cart_view",
+    "new_cart_view", "view_of", "stored_tax_lines",
     "CartView", "RegionParts", "load_cart_view", "amount_discount", "has_free_shipping", "compute_totals",
     "with_tax_lines", "with_forced_taxes", "check_amounts", "load_checked_view",
 ]
@@ -60,9 +60,21 @@ async def load_cart_view(cart_id: str, *, force_taxes: bool = False) -> CartView
     automatic (calculate taxes, payment amounts and completion do so, reference §3.7)."""
     rows = None
     if fits(Cart, cart_id):
-        rows = await read_cart(cart_id, stored_tax_lines=lambda c: not _computes_taxes(c.region, force_taxes))
+        rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines(force_taxes))
     if rows is None:
         raise NotFound(f"Cart with {cart_id} was not found")
+    return await view_of(rows, force_taxes=force_taxes)
+
+
+def stored_tax_lines(force_taxes: bool = False):
+    """For `read_cart`: whether a cart's stored tax lines make its answer."""
+    return lambda cart: not _computes_taxes(cart.region, force_taxes)
+
+
+async def view_of(rows: CartRows, *, force_taxes: bool = False) -> CartView:
+    """The view of rows read by `read_cart` (and changed in memory by a change that wrote the
+    same): the region's parts and the totals; no statement while the region's parts are
+    remembered."""
     cart = rows.cart
     parts = await region_parts(cart.region)
     if _computes_taxes(cart.region, force_taxes):

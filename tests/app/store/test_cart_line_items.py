@@ -8,7 +8,7 @@ import pytest
 
 from models import LineItem, MoneyAmount, Product, ProductVariant, SalesChannel
 from tests.cart_factories import add_item, line, new_cart, ship
-from tests.conftest import requires_postgres
+from tests.conftest import count_queries, requires_postgres
 
 INSUFFICIENT = {"type": "not_allowed", "code": "insufficient_inventory"}
 
@@ -28,6 +28,49 @@ async def with_shipping(client, cart: dict) -> dict:
 
 
 # ---------------------------------------------------------------- add
+
+async def _add_counts(client, carts: list[dict], variant_id: str) -> tuple[list[int], list[dict]]:
+    counts, answers = [], []
+    for cart in carts:
+        async with count_queries() as statements:
+            r = await post_item(client, cart, variant_id=variant_id, quantity=1)
+        assert r.status_code == 200, r.text
+        counts.append(len(statements))
+        answers.append(r.json()["cart"])
+    return counts, answers
+
+
+async def test_adding_a_line_takes_at_most_five_statements_for_a_cart_of_one_line_or_twenty(client, seeded):
+    # Given carts of one line and of twenty (the region's parts remembered, as in a running shop)
+    variants = await ProductVariant.filter(product__is_giftcard=False).order_by("id").limit(21).values_list(
+        "id", flat=True)
+    carts = [await new_cart(client, "NA", {v: 1 for v in chosen}) for chosen in (variants[:1], variants[:20])]
+    await client.get(f"/store/carts/{carts[0]['id']}")
+    # When a line is added to each
+    counts, answers = await _add_counts(client, carts, variants[20])
+    # I expect the same few statements for both, and the answer a read gives
+    assert counts[0] == counts[1] <= 5, counts
+    assert [len(a["items"]) for a in answers] == [2, 21]
+    for answer in answers:
+        assert answer == (await client.get(f"/store/carts/{answer['id']}")).json()["cart"]
+
+
+async def test_adding_a_line_to_a_shipped_cart_drops_its_method_in_seven_statements_at_most(client, seeded):
+    # Given shipped carts of one line and of twenty
+    variants = await ProductVariant.filter(product__is_giftcard=False).order_by("id").limit(21).values_list(
+        "id", flat=True)
+    carts = [await ship(client, await new_cart(client, "NA", {v: 1 for v in chosen}))
+             for chosen in (variants[:1], variants[:20])]
+    assert all(c["shipping_methods"] and all(i["has_shipping"] for i in c["items"]) for c in carts)
+    # When a line is added to each
+    counts, answers = await _add_counts(client, carts, variants[20])
+    # I expect the methods gone, no line shipped any more, and what a read gives
+    assert counts[0] == counts[1] <= 7, counts
+    for answer in answers:
+        assert not answer["shipping_methods"] and not any(i["has_shipping"] for i in answer["items"])
+        assert answer["shipping_total"] == 0
+        assert answer == (await client.get(f"/store/carts/{answer['id']}")).json()["cart"]
+
 
 
 async def test_a_line_is_added_at_the_regions_price(client, seeded):
