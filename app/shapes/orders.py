@@ -17,7 +17,7 @@ from typing import Any
 from app.web.serialize import dump, relation_tree
 from models import Fulfillment, LineItem, Return, ShippingMethod
 from services.orders.totals import TOTAL_KEYS
-from services.orders.view import AfterSale, OrderView, load_order_view
+from services.orders.view import AfterSale, OrderView, load_placed_view
 
 __all__ = [
     "ORDER_COLUMNS", "STORE_COLUMNS", "STORE_RELATIONS", "STORE_ALLOWED_RELATIONS", "ADMIN_RELATIONS",
@@ -111,7 +111,7 @@ def order_json(
 async def placed_order_json(order_id: str) -> dict:
     """The order as cart completion answers it: every column, the relations of PLACED_RELATIONS
     and the full totals. NotFound when there is no such order."""
-    return order_json(await load_order_view(order_id), PLACED_RELATIONS)
+    return order_json(await load_placed_view(order_id), PLACED_RELATIONS)
 
 
 def item_json(view: OrderView, item: LineItem, below: dict | None = None) -> dict:

@@ -28,7 +28,7 @@ from services.orders.totals import OrderTotals, PaymentInput, TransactionInput, 
 from services.carts.totals import ItemInput, ShippingInput
 
 __all__ = [
-    "OrderView", "orders_query", "load_views", "load_order_view", "load_order_view_by_cart",
+    "OrderView", "orders_query", "load_views", "load_order_view", "load_order_view_by_cart", "load_placed_view",
     "NOT_FOUND", "ADMIN_NOT_FOUND", "compute_totals", "rows_by", "AfterSale", "load_after_sale",
 ]
 
@@ -107,11 +107,23 @@ async def load_order_view_by_cart(cart_id: str) -> OrderView:
     return (await load_views([order]))[0]
 
 
-async def load_views(orders: list[Order]) -> list[OrderView]:
-    """Views of orders read through `orders_query()`, in their order, with their totals."""
+async def load_placed_view(order_id: str) -> OrderView:
+    """The order completion has just placed: nothing can have happened to it after the sale
+    yet, and its lines have adjustments only with a discount, so those rows are not read."""
+    order = await orders_query().filter(id=order_id).first() if fits(Order, order_id) else None
+    if order is None:
+        raise NotFound(NOT_FOUND.format(id=order_id))
+    return (await load_views([order], placed=True))[0]
+
+
+async def load_views(orders: list[Order], *, placed: bool = False) -> list[OrderView]:
+    """Views of orders read through `orders_query()`, in their order, with their totals.
+    `placed`: orders just placed (see `load_placed_view`)."""
     if not orders:
         return []
     ids = [o.id for o in orders]
+    with_discounts = not placed or any(o.discounts for o in orders)
+    with_gift_cards = not placed or any(o.gift_cards for o in orders)
     # The variant's product and its profile are joined for the dashboard's `items.variant.product`.
     items = await LineItem.filter(order_id__in=ids).select_related("variant__product__profile").order_by(
         "created_at", "id"
@@ -121,7 +133,8 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
     )
     item_ids, method_ids = [i.id for i in items], [m.id for m in methods]
     adjustments = rows_by(
-        await LineItemAdjustment.filter(item_id__in=item_ids).order_by("created_at", "id"), "item_id", item_ids,
+        await LineItemAdjustment.filter(item_id__in=item_ids).order_by("created_at", "id") if with_discounts else [],
+        "item_id", item_ids,
     ) if item_ids else {}
     item_lines = rows_by(
         await LineItemTaxLine.filter(item_id__in=item_ids).order_by("created_at", "id"), "item_id", item_ids,
@@ -131,12 +144,13 @@ async def load_views(orders: list[Order]) -> list[OrderView]:
         "shipping_method_id", method_ids,
     ) if method_ids else {}
     transactions = rows_by(
-        await GiftCardTransaction.filter(order_id__in=ids).select_related("gift_card").order_by("created_at", "id"),
+        await GiftCardTransaction.filter(order_id__in=ids).select_related("gift_card").order_by("created_at", "id")
+        if with_gift_cards else [],
         "order_id", ids,
     )
     payments = rows_by(await Payment.filter(order_id__in=ids).order_by("created_at", "id"), "order_id", ids)
     items_of, methods_of = rows_by(items, "order_id", ids), rows_by(methods, "order_id", ids)
-    after_sale = await load_after_sale(ids)
+    after_sale = {order_id: AfterSale() for order_id in ids} if placed else await load_after_sale(ids)
     views = []
     for order in orders:
         mine, shipped = items_of[order.id], methods_of[order.id]
