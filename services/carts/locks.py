@@ -28,7 +28,9 @@ async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
     return cart
 
 
-async def lock_cart_rows(cart_id: str, *, stored_tax_lines: Callable[[Cart], bool], methods_wanted=None) -> CartRows:
+async def lock_cart_rows(
+    cart_id: str, *, stored_tax_lines: Callable[[Cart], bool], methods_wanted=None, editable: bool = True,
+) -> CartRows:
     """The live, editable cart locked as `lock_cart` locks it, then read whole (services/carts/reads.py)
     by statements that start after the lock is held, so they see what the change before this
     one committed. A change that writes what it changes in memory too answers without reading
@@ -41,7 +43,7 @@ async def lock_cart_rows(cart_id: str, *, stored_tax_lines: Callable[[Cart], boo
         rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted)
     if rows is None:
         raise NotFound(f"Cart with {cart_id} was not found")
-    if rows.cart.completed_at is not None:
+    if editable and rows.cart.completed_at is not None:
         raise NotAllowed("Cannot update a completed cart")
     return rows
 

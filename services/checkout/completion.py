@@ -33,16 +33,16 @@ from tortoise.expressions import Q
 
 from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession, Swap
 from services.checkout import idempotency
-from services.carts.locks import lock_cart
+from services.carts.locks import lock_cart, lock_cart_rows
 from services.payments.authorizations import cancel_authorization
-from services.carts.view import CartView, load_cart_view
+from services.carts.view import CartView, load_cart_view, view_of
 from services.core import clock
 from services.core.db import atomic
 from services.orders.display_ids import next_display_id
 from services.core.errors import DomainError, InvalidData, NotAllowed, UnexpectedState
 from services.checkout.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
 from services.checkout.placement import (
-    GiftCardBalanceChanged, InsufficientInventory, drop_tax_lines, place_order, store_tax_lines,
+    GiftCardBalanceChanged, InsufficientInventory, StoredTaxLines, drop_tax_lines, place_order, store_tax_lines,
 )
 from services.payments import get_provider
 from services.swaps.confirmation import confirm_swap
@@ -223,23 +223,30 @@ async def _cart_answer(answers: Answers, cart_id: str, **extra: Any) -> dict:
     return {"data": await answers.cart(cart_id), **extra, "type": "cart"}
 
 
+async def _locked(cart_id: str) -> tuple[CartView, StoredTaxLines]:
+    """The cart locked, completed or not, and read once under the lock with its taxes computed
+    as a payment computes them, with the tax lines it has stored."""
+    rows = await lock_cart_rows(cart_id, stored_tax_lines=lambda cart: True, editable=False)
+    return await view_of(rows, force_taxes=True), (rows.item_tax_lines, rows.method_tax_lines)
+
+
 async def _store_tax_lines(key: IdempotencyKey, cart_id: str) -> _Final | None:
     async with atomic():
-        cart = await lock_cart(cart_id, editable=False)
-        if done := await _completed(cart):
+        view, stored = await _locked(cart_id)
+        if done := await _completed(view.cart):
             return done
-        await store_tax_lines(await load_cart_view(cart.id, force_taxes=True))
+        await store_tax_lines(view, stored)
         await idempotency.advance(key, "tax_lines_created")
     return None
 
 
 async def _authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
     async with atomic():
-        cart = await lock_cart(cart_id, editable=False)
+        view, _ = await _locked(cart_id)
+        cart = view.cart
         if done := await _completed(cart):
             return done
         if await _live_payment(cart) is None:
-            view = await load_cart_view(cart.id, force_taxes=True)
             shown = _shown_total(view)
             if shown is not None:
                 _refuse_a_changed_total(view, shown)
@@ -280,12 +287,12 @@ async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
     else:
         display_id = await next_display_id()  # outside the transaction: see services/orders/display_ids.py
     async with atomic():
-        cart = await lock_cart(cart_id, editable=False)
+        view, stored = await _locked(cart_id)
+        cart = view.cart
         if done := await _completed(cart):
             return done
         if display_id is None and cart.type != "swap":
             raise RuntimeError("cart lost its completion while being placed")  # transient: retried
-        view = await load_cart_view(cart.id, force_taxes=True)
         payment = await _live_payment(cart)
         authorized = payment.amount if payment is not None else 0
         if authorized != _payable(view):
@@ -297,7 +304,7 @@ async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
                 await cancel_authorization(cart.id, payment)
             await idempotency.advance(key, "started")
             return None
-        await store_tax_lines(view)
+        await store_tax_lines(view, stored)
         if cart.type == "swap":
             return _swap_answer((await confirm_swap(view, payment)).id)
         draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None

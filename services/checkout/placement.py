@@ -28,7 +28,7 @@ from services.events import names as ev
 __all__ = [
     "restock", "variant_quantities",
     "place_order", "InsufficientInventory", "GiftCardBalanceChanged", "reserve_inventory", "store_tax_lines",
-    "drop_tax_lines", "check_placeable", "stocked",
+    "drop_tax_lines", "check_placeable", "stocked", "take_stock", "StoredTaxLines",
 ]
 
 
@@ -54,25 +54,46 @@ class GiftCardBalanceChanged(NotAllowed):
         )
 
 
-async def store_tax_lines(view: CartView) -> None:
+StoredTaxLines = tuple[dict[str, list], dict[str, list]]  # the cart's stored lines: by line id, by method id
+
+
+async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) -> None:
     """Write the tax lines of `view` (loaded with forced taxes) as the cart's stored lines,
-    replacing any: what the order will show and be charged (reference §3.5 stage 1)."""
-    await drop_tax_lines(view)
-    await LineItemTaxLine.bulk_create([
+    replacing any: what the order will show and be charged (reference §3.5 stage 1). With
+    `stored` (what the cart holds, read with it), lines already stored as computed are kept
+    and only what is there is deleted."""
+    if stored is not None and _same_lines(view.item_tax_lines, stored[0]) and _same_lines(
+            view.method_tax_lines, stored[1]):
+        return
+    await drop_tax_lines(view, stored)
+    item_lines = [
         LineItemTaxLine(item_id=item_id, rate=line.rate, name=line.name, code=line.code)
         for item_id, lines in view.item_tax_lines.items() for line in lines
-    ])
-    await ShippingMethodTaxLine.bulk_create([
+    ]
+    method_lines = [
         ShippingMethodTaxLine(shipping_method_id=method_id, rate=line.rate, name=line.name, code=line.code)
         for method_id, lines in view.method_tax_lines.items() for line in lines
-    ])
+    ]
+    if item_lines:
+        await LineItemTaxLine.bulk_create(item_lines)
+    if method_lines:
+        await ShippingMethodTaxLine.bulk_create(method_lines)
 
 
-async def drop_tax_lines(view: CartView) -> None:
-    if view.items:
-        await LineItemTaxLine.filter(item_id__in=[i.id for i in view.items]).delete()
-    if view.shipping_methods:
-        await ShippingMethodTaxLine.filter(shipping_method_id__in=[m.id for m in view.shipping_methods]).delete()
+def _same_lines(computed: dict[str, list], stored: dict[str, list]) -> bool:
+    def key(lines):
+        return [(float(t.rate or 0), t.name, t.code) for t in lines]
+    return all(key(lines) == key(stored.get(owner_id, ())) for owner_id, lines in computed.items())
+
+
+async def drop_tax_lines(view: CartView, stored: StoredTaxLines | None = None) -> None:
+    """Delete the cart's stored tax lines (with `stored`, only where there are some)."""
+    items = [i.id for i in view.items if stored is None or stored[0].get(i.id)]
+    methods = [m.id for m in view.shipping_methods if stored is None or stored[1].get(m.id)]
+    if items:
+        await LineItemTaxLine.filter(item_id__in=items).delete()
+    if methods:
+        await ShippingMethodTaxLine.filter(shipping_method_id__in=methods).delete()
 
 
 def check_placeable(view: CartView, payment: Payment | None) -> None:
@@ -111,23 +132,43 @@ async def restock(by_variant: dict[str, int], sign: int = +1) -> None:
 
 async def reserve_inventory(items: list[LineItem]) -> None:
     """Take each line's quantity from its variant's stock, unless the variant does not track
-    stock or allows backorders. One conditional UPDATE per line: a concurrent checkout can never
-    take stock below zero. Raises InsufficientInventory naming every short variant."""
-    short: list[str] = []
-    # Rows are taken in variant-id order so two checkouts sharing variants cannot deadlock.
-    for item in sorted(items, key=lambda i: i.variant_id or ""):
-        variant = item.variant
-        if variant is None or not variant.manage_inventory or variant.allow_backorder:
-            continue
-        taken = await ProductVariant.filter(
-            Q(id=variant.id) & stocked() & Q(inventory_quantity__gte=item.quantity)
-        ).update(inventory_quantity=F("inventory_quantity") - item.quantity)
-        if not taken and not await ProductVariant.filter(
-            Q(id=variant.id) & (Q(manage_inventory=False) | Q(allow_backorder=True))
-        ).exists():
-            short.append(variant.id)
+    stock or allows backorders, in two statements whatever the number of lines: the variants'
+    rows locked in id order (two checkouts sharing variants cannot deadlock), then one UPDATE.
+    A concurrent checkout can never take stock below zero. Raises InsufficientInventory naming
+    every short variant."""
+    wanted = variant_quantities(
+        (i.variant.id, i.quantity) for i in items
+        if i.variant is not None and i.variant.manage_inventory and not i.variant.allow_backorder
+    )
+    if not wanted:
+        return
+    stock = {v.id: v.inventory_quantity for v in await ProductVariant.filter(
+        Q(id__in=list(wanted)) & stocked()).order_by("id").select_for_update()}
+    short = [variant_id for variant_id in sorted(wanted) if variant_id in stock and stock[variant_id] < wanted[variant_id]]
     if short:
         raise InsufficientInventory(short)
+    # A variant that stopped tracking stock since the cart was read is not counted down.
+    await take_stock({variant_id: wanted[variant_id] for variant_id in stock})
+
+
+async def take_stock(by_variant: dict[str, int]) -> None:
+    """One UPDATE lowering each variant's stock by its units (rows the caller has locked)."""
+    if not by_variant:
+        return
+    db = ProductVariant._meta.db
+    ids = sorted(by_variant)
+    marks = iter(f"${n}" for n in range(1, 3 * len(ids) + 1)) if db.capabilities.dialect != "sqlite" else None
+
+    def mark() -> str:
+        return "?" if marks is None else next(marks)
+
+    cases = " ".join(f"WHEN {mark()} THEN CAST({mark()} AS INTEGER)" for _ in ids)
+    within = ", ".join(mark() for _ in ids)
+    await db.execute_query(
+        f'UPDATE "product_variant" SET "inventory_quantity" = "inventory_quantity" - CASE "id" {cases} END '
+        f'WHERE "id" IN ({within})',
+        [value for variant_id in ids for value in (variant_id, by_variant[variant_id])] + ids,
+    )
 
 
 async def place_order(
