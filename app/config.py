@@ -73,6 +73,7 @@ class Settings:
     worker_grace_seconds: float = 30.0  # `commerce worker` stops within this on SIGTERM / SIGINT
     scheduler_interval_seconds: float = 15.0
     auth_cache_seconds: float = 5.0  # how long a verified admin JWT and its user are remembered
+    session_cache_seconds: float = 1.0  # how long a web process remembers a session it read (0: never)
     file_storage_dir: str = "uploads"  # local file storage (uploads, exports) of the embedded default
     tax_job_wait_seconds: float = 5.0  # POST /store/carts/:id/taxes waits this long for its job, then answers 202
     # A cart payment authorized this long ago without an order is canceled (none in a completion still retrying).
@@ -153,6 +154,7 @@ class Settings:
             job_takeover_seconds=_number(e, "JOB_TAKEOVER_SECONDS", cls.job_takeover_seconds, float),
             worker_grace_seconds=_number(e, "WORKER_GRACE_SECONDS", cls.worker_grace_seconds, float),
             auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
+            session_cache_seconds=_number(e, "SESSION_CACHE_SECONDS", cls.session_cache_seconds, float),
             file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
             tax_job_wait_seconds=_number(e, "TAX_JOB_WAIT_SECONDS", cls.tax_job_wait_seconds, float),
             stale_authorization_seconds=_number(

@@ -20,7 +20,7 @@ from app.web.csrf import require_allowed_origin, require_json_body
 from app.web.errors import JsonErrorHandler
 from app.web.files import bp as files_bp
 from app.web.responses import text
-from app.web.sessions import DatabaseSessionStore, RedisSessionStore, SessionStore
+from app.web.sessions import DatabaseSessionStore, RecentSessions, RedisSessionStore, SessionStore
 from app.store import store
 from app.web.validation import refuse_nul_characters
 from app.web.docs import bp as docs_bp
@@ -116,6 +116,8 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
             app.ctx.redis = aioredis.from_url(settings.redis_url, socket_connect_timeout=2)
         if not hasattr(app.ctx, "sessions"):
             app.ctx.sessions = session_store(app.ctx.redis, settings.redis_namespace)
+            if settings.session_cache_seconds > 0:
+                app.ctx.sessions = RecentSessions(app.ctx.sessions, settings.session_cache_seconds)
         if manage_orm:
             # What start-up made (modules, routes, models) lives as long as the process: keep it
             # out of the collector's full passes, which otherwise stall requests for milliseconds.

@@ -159,13 +159,15 @@ async def _session_user(request: Request) -> User | None:
     if not user_id:
         return None
     recent: RecentAdminUsers = request.app.ctx.recent_admins
-    key = f"user:{user_id}"
+    key = f"user:{user_id}:{stamp}"  # remembered once the stamp matched, as a verified JWT is
     user = recent.get(key)
-    if user is None:
-        user = await _live_user(user_id)
-        if user is not None:
-            recent.put(key, user, time.time() + recent.ttl)
-    return user if user is not None and _stamp_matches(request, user.password_hash, stamp) else None
+    if user is not None:
+        return user
+    user = await _live_user(user_id)
+    if user is None or not _stamp_matches(request, user.password_hash, stamp):
+        return None
+    recent.put(key, user, time.time() + recent.ttl)
+    return user
 
 
 async def _user_for_bearer(request: Request, token: str) -> User | None:
