@@ -74,9 +74,12 @@ def _search(q: str) -> Q:
 
 
 async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderView], int]:
-    """One page of orders with their relations and totals, and the total count."""
+    """One page of orders with their relations and totals, and the total count. Lines are read
+    with their variants only when the answer shows lines (the dashboard's order table shows
+    only totals)."""
     orders, count = await find_page(_filtered(f), replace(config, relations=()))
-    return await load_views(orders), count
+    shows_lines = any(r.split(".")[0] in ("items", "returnable_items") for r in config.relations)
+    return await load_views(orders, line_detail=shows_lines), count
 
 
 async def lookup_order(display_id: int, email: str, postal_code: str | None = None) -> OrderView:

@@ -116,18 +116,20 @@ async def load_placed_view(order_id: str) -> OrderView:
     return (await load_views([order], placed=True))[0]
 
 
-async def load_views(orders: list[Order], *, placed: bool = False) -> list[OrderView]:
+async def load_views(orders: list[Order], *, placed: bool = False, line_detail: bool = True) -> list[OrderView]:
     """Views of orders read through `orders_query()`, in their order, with their totals.
-    `placed`: orders just placed (see `load_placed_view`)."""
+    `placed`: orders just placed (see `load_placed_view`). Without `line_detail` the lines come
+    without their variant, product and profile (an answer that shows no line, only totals)."""
     if not orders:
         return []
     ids = [o.id for o in orders]
     with_discounts = not placed or any(o.discounts for o in orders)
     with_gift_cards = not placed or any(o.gift_cards for o in orders)
     # The variant's product and its profile are joined for the dashboard's `items.variant.product`.
-    items = await LineItem.filter(order_id__in=ids).select_related("variant__product__profile").order_by(
-        "created_at", "id"
-    )
+    items = LineItem.filter(order_id__in=ids)
+    if line_detail:
+        items = items.select_related("variant__product__profile")
+    items = await items.order_by("created_at", "id")
     methods = await ShippingMethod.filter(order_id__in=ids).select_related("shipping_option").order_by(
         "created_at", "id"
     )

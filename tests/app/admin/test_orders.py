@@ -272,3 +272,47 @@ async def test_an_unknown_order_is_not_found_and_other_query_keys_are_refused(cl
     order = await place_order(client)
     r = await client.get(f"/admin/orders/{order.id}", params={"limit": "1"}, headers=admin_headers)
     assert (r.status_code, r.json()["message"]) == (400, "property limit should not exist")
+
+
+DASHBOARD_LIST = {
+    "expand": "shipping_address", "limit": "15", "offset": "0",
+    "fields": "id,status,display_id,created_at,email,fulfillment_status,payment_status,total,currency_code",
+}
+
+
+async def test_the_dashboards_order_list_and_page_take_the_same_statements_for_one_line_or_many(
+    client, admin_headers, seeded,
+):
+    # Given one order of one line, captured and fulfilled
+    variants = await ProductVariant.all().order_by("id").limit(4).values_list("id", flat=True)
+
+    async def worked(items):
+        order = await place_order(client, "NA", items)
+        for path, body in (("capture", {}), ("fulfillment", {"items": [
+                {"item_id": i.id, "quantity": i.quantity} for i in await LineItem.filter(order_id=order.id)]})):
+            r = await client.post(f"/admin/orders/{order.id}/{path}", json=body, headers=admin_headers)
+            assert r.status_code == 200, r.text
+        return order
+
+    first = await worked({variants[0]: 1})
+    await client.get("/admin/orders", params=DASHBOARD_LIST, headers=admin_headers)  # the user is now remembered
+    counts = {}
+    for name, path, params in (("list", "/admin/orders", DASHBOARD_LIST),
+                               ("page", f"/admin/orders/{first.id}", {"expand": DASHBOARD_EXPAND})):
+        async with count_queries() as counts[name]:
+            assert (await client.get(path, params=params, headers=admin_headers)).status_code == 200
+    # When there are six such orders, the last of four lines, and the dashboard reads them
+    for _ in range(4):
+        await worked({variants[0]: 1})
+    last = await worked({v: 2 for v in variants})
+    for name, path, params in (("list", "/admin/orders", DASHBOARD_LIST),
+                               ("page", f"/admin/orders/{last.id}", {"expand": DASHBOARD_EXPAND})):
+        async with count_queries() as more:
+            r = await client.get(path, params=params, headers=admin_headers)
+        # I expect the same statements as for one order of one line
+        assert r.status_code == 200 and len(more) == len(counts[name]), (name, len(counts[name]), len(more))
+        if name == "list":
+            assert len(r.json()["orders"]) == 6 and all(o["fulfillment_status"] == "fulfilled" for o in r.json()["orders"])
+        else:
+            body = r.json()["order"]
+            assert len(body["items"]) == 4 and len(body["fulfillments"]) == 1 and body["payment_status"] == "captured"
