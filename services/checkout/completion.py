@@ -3,8 +3,9 @@
 A completion moves through recovery points, each stage in its own transaction that first locks
 the cart row and commits together with the key's progress:
 
-    started            → the provider's tax lines are stored on the cart
-    tax_lines_created  → the selected payment session is authorized (a Payment row)
+    started            → the provider's tax lines are stored on the cart and the selected
+                         payment session is authorized (a Payment row); a key at
+                         `tax_lines_created` (stored apart by earlier versions) is authorized
     payment_authorized → the order is placed (services/checkout/placement.py), or a swap's
                          cart confirms its swap (services/swaps/confirmation.py)
     finished           → the response is stored and replayed for the key
@@ -154,7 +155,7 @@ async def hand_over_stalled(grace_seconds: float = STALLED_AFTER_SECONDS) -> int
 
 
 async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_retry: bool) -> Completion:
-    stages = {"started": _store_tax_lines, "tax_lines_created": _authorize, "payment_authorized": _place}
+    stages = {"started": _tax_and_authorize, "tax_lines_created": _authorize, "payment_authorized": _place}
     try:
         while True:
             stage = stages.get(key.recovery_point)
@@ -230,34 +231,42 @@ async def _locked(cart_id: str) -> tuple[CartView, StoredTaxLines]:
     return await view_of(rows, force_taxes=True), (rows.item_tax_lines, rows.method_tax_lines)
 
 
-async def _store_tax_lines(key: IdempotencyKey, cart_id: str) -> _Final | None:
+async def _tax_and_authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
+    """The first stage: the tax lines stored, then the payment authorized, in one transaction
+    under one read of the cart (a key left at `tax_lines_created` by an earlier version goes on
+    with `_authorize`)."""
     async with atomic():
         view, stored = await _locked(cart_id)
         if done := await _completed(view.cart):
             return done
         await store_tax_lines(view, stored)
-        await idempotency.advance(key, "tax_lines_created")
-    return None
+        return await _authorize_locked(key, view)
 
 
 async def _authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
     async with atomic():
         view, _ = await _locked(cart_id)
-        cart = view.cart
-        if done := await _completed(cart):
+        if done := await _completed(view.cart):
             return done
-        if await _live_payment(cart) is None:
-            shown = _shown_total(view)
-            if shown is not None:
-                _refuse_a_changed_total(view, shown)
-            if view.totals.total > 0:
-                waiting = await _authorize_session(cart, view.payment_session, view.totals.total)
-                if waiting is not None:
-                    await drop_tax_lines(view)
-                    return _Final(200, lambda answers: _cart_answer(answers, cart_id, payment_status=waiting))
-            else:
-                await Cart.filter(id=cart.id).update(payment_authorized_at=clock.now())
-        await idempotency.advance(key, "payment_authorized")
+        return await _authorize_locked(key, view)
+
+
+async def _authorize_locked(key: IdempotencyKey, view: CartView) -> _Final | None:
+    """Authorize the cart's payment (none when one is live, or when nothing is to pay) and move
+    the key on; a session the shopper must act on answers the cart instead."""
+    cart = view.cart
+    if await _live_payment(cart) is None:
+        shown = _shown_total(view)
+        if shown is not None:
+            _refuse_a_changed_total(view, shown)
+        if view.totals.total > 0:
+            waiting = await _authorize_session(cart, view.payment_session, view.totals.total)
+            if waiting is not None:
+                await drop_tax_lines(view)
+                return _Final(200, lambda answers: _cart_answer(answers, cart.id, payment_status=waiting))
+        else:
+            await Cart.filter(id=cart.id).update(payment_authorized_at=clock.now())
+    await idempotency.advance(key, "payment_authorized")
     return None
 
 
