@@ -19,22 +19,22 @@ exactly as queried ones do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any, Callable
 
 from pypika_tortoise import Order, Table
 from pypika_tortoise import functions as fn
-from tortoise.fields import DatetimeField
 from tortoise.models import Model
-from tortoise.timezone import get_default_timezone, get_use_tz
 
 from models import (
     Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, PaymentSession,
     Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
+from services.core.rows import RowBuilder
 
-__all__ = ["CartRows", "read_cart", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping"]
+__all__ = [
+    "CartRows", "read_cart", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
+]
 
 
 def amount_discount(discounts: list[Discount]) -> Discount | None:
@@ -61,64 +61,23 @@ class CartRows:
 
 
 class _Source:
-    """A model's table under a short alias (PostgreSQL truncates longer column aliases)."""
+    """A model's table under a short alias (PostgreSQL truncates longer column aliases), its
+    columns selected as `alias.column`."""
 
     def __init__(self, model: type[Model], alias: str):
         self.model, self.alias = model, alias
         self.table = Table(model._meta.db_table, alias=alias)
-        self.columns = sorted(model._meta.db_fields)
         self.pk = model._meta.db_pk_column
-        self._pk_key = f"{alias}.{self.pk}"
-        self._plan = _plan(model, alias)
-        self._custom_pk = model._meta.db_pk_column not in model._meta.generated_db_fields
+        self._builder = RowBuilder(model, lambda column: f"{alias}.{column}")
+        self.columns = self._builder.columns
+        self._pk_key = self._builder.pk_key
+        self.build = self._builder.build
 
     def select(self) -> list:
         return [self.table.field(c).as_(f"{self.alias}.{c}") for c in self.columns]
 
-    def build(self, row) -> Any:
-        """The instance in `row`, or None where an outer join found nothing: what the ORM's
-        `_init_from_db` makes, without its keyword dict and per-attribute hooks (a big cart
-        builds four instances a line, so this is most of its read's time)."""
-        if row[self._pk_key] is None:
-            return None
-        obj = self.model.__new__(self.model)
-        values = obj.__dict__
-        values["_partial"], values["_saved_in_db"] = False, True
-        values["_custom_generated_pk"], values["_await_when_save"] = self._custom_pk, {}
-        for attr, key, convert in self._plan:
-            value = row[key]
-            values[attr] = value if convert is None or value is None else convert(value)
-        return obj
-
     def order(self, query):
         return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
-
-
-def _plan(model: type[Model], alias: str) -> list[tuple[str, str, Callable | None]]:
-    """(attribute, row key, conversion) per column, as the ORM converts them for the database in
-    use: none for what the driver already gives as Python values, the field's type for plain
-    fields, the field's own conversion otherwise (a UTC timestamp only changes its tzinfo)."""
-    meta = model._meta
-    plan = [(attr, f"{alias}.{column}", None) for column, attr, _ in meta.db_native_fields]
-    plan += [(attr, f"{alias}.{column}", f.field_type) for column, attr, f in meta.db_default_fields]
-    for column, attr, f in meta.db_complex_fields:
-        convert = _utc_datetime(f) if isinstance(f, DatetimeField) else f.to_python_value
-        plan.append((attr, f"{alias}.{column}", convert))
-    return plan
-
-
-def _utc_datetime(field: DatetimeField) -> Callable:
-    """The field's conversion, with a shortcut for what PostgreSQL's driver returns when the
-    ORM's time zone is UTC: an aware UTC datetime only takes the ORM's UTC tzinfo."""
-    zone = get_default_timezone()
-    if not get_use_tz() or getattr(zone, "key", None) != "UTC":
-        return field.to_python_value
-
-    def convert(value):
-        if type(value) is datetime and value.tzinfo is timezone.utc:
-            return value.replace(tzinfo=zone)
-        return field.to_python_value(value)
-    return convert
 
 
 @lru_cache(maxsize=None)
