@@ -3,7 +3,7 @@ as the back office reads them (every status, base prices only)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from tortoise.expressions import Q, Subquery
@@ -16,7 +16,8 @@ from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.catalog.category_tree import category_ids_with_descendants, visible_ids
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
 from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
-from services.store.defaults import get_store
+from services.catalog.product_rows import ROW_RELATIONS, load_product_rows
+from services.store.defaults import default_channel_id
 
 __all__ = [
     "StoreProductFilter", "AdminProductFilter", "list_store_products", "get_store_product",
@@ -150,15 +151,17 @@ async def _shown_categories(products: list[Product], relations: tuple[str, ...])
 
 
 async def price_keys(
-    variants: list[ProductVariant], ctx: PriceContext, customer_id: str | None = None
+    variants: list[ProductVariant], ctx: PriceContext, customer_id: str | None = None,
+    rates_by_product: dict[str, list[dict]] | None = None,
 ) -> dict[str, dict]:
     """The price keys of `variants` (their `prices` loaded) for `ctx` and the customer's price
-    lists, with the taxes of each variant's product in the region: a constant number of statements."""
+    lists, with the taxes of each variant's product in the region: a constant number of
+    statements (one fewer when the products' tax-rate overrides come with them)."""
     ctx = await price_context(variants, region=ctx.region, currency_code=ctx.currency_code, customer_id=customer_id)
-    rates_by_product = {}
     taxed = ctx.region is not None and ctx.region.automatic_taxes
-    if taxed:
+    if taxed and rates_by_product is None:
         rates_by_product = await tax_rates_for_products(ctx.region, list({v.product_id for v in variants}))
+    rates_by_product = rates_by_product or {}
     default_rates = [{"rate": ctx.region.tax_rate, "name": "default", "code": "default"}] if ctx.region else None
     by_product: dict[str, list[ProductVariant]] = {}
     for v in variants:
@@ -171,12 +174,38 @@ async def price_keys(
 
 
 async def _priced(
-    products: list[Product], relations: tuple[str, ...], ctx: PriceContext, customer_id: str | None = None
+    products: list[Product], relations: tuple[str, ...], ctx: PriceContext, customer_id: str | None = None,
+    rates_by_product: dict[str, list[dict]] | None = None,
 ) -> dict[str, dict]:
     """The price keys of the products' variants for `ctx` and the customer's price lists."""
     if "variants.prices" not in relations:
         return {}
-    return await price_keys([v for p in products for v in p.variants.related_objects], ctx, customer_id)
+    variants = [v for p in products for v in p.variants.related_objects]
+    return await price_keys(variants, ctx, customer_id, rates_by_product)
+
+
+_JOINED = ("collection", "type", "profiles")  # one-row relations the page query joins
+
+
+def _by_rows(relations: tuple[str, ...]) -> bool:
+    """Whether services/catalog/product_rows.py reads every relation asked for."""
+    return set(relations) <= ROW_RELATIONS | set(_JOINED)
+
+
+async def _page_by_rows(qs: QuerySet, config: FindConfig, ctx: PriceContext) -> tuple[list[Product], int, dict]:
+    """The page with its one-row relations joined (soft-deleted ones not shown, as the generic
+    loader leaves them out), then every row below it in one statement, with the products'
+    tax-rate overrides when the context's region computes taxes."""
+    joined = [PRODUCT_ALIASES.get(name, name) for name in _JOINED]
+    products, count = await find_page(qs.select_related(*joined), replace(config, relations=()))
+    for product in products:
+        for name in joined:
+            related = product.__dict__.get(f"_{name}")
+            if related is not None and related.deleted_at is not None:
+                object.__setattr__(product, f"_{name}", None)
+    taxed = ctx.region is not None and ctx.region.automatic_taxes
+    rates = await load_product_rows(products, tax_region_id=ctx.region.id if taxed else None)
+    return products, count, rates
 
 
 async def list_store_products(
@@ -185,10 +214,12 @@ async def list_store_products(
     """Published products of the channels asked for, else of the publishable key's `scope`, else
     of the store's default channel."""
     ctx = await price_context_for(f.region_id, f.currency_code, f.cart_id)
-    channel_ids = listing_channels(scope, f.sales_channel_id) or [
-        c for c in [(await get_store()).default_sales_channel_id] if c
-    ]
-    products, count = await find_page(await _store_filtered(f, channel_ids), config, PRODUCT_ALIASES)
+    channel_ids = listing_channels(scope, f.sales_channel_id) or [c for c in [await default_channel_id()] if c]
+    qs = await _store_filtered(f, channel_ids)
+    if _by_rows(config.relations):
+        products, count, rates = await _page_by_rows(qs, config, ctx)
+        return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id, rates))
+    products, count = await find_page(qs, config, PRODUCT_ALIASES)
     await _shown_categories(products, config.relations)
     return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id))
 

@@ -5,6 +5,8 @@ Idempotent, like Medusa v1's loader: run by `commerce migrate` and before seedin
 
 from __future__ import annotations
 
+import time
+
 from models import (
     Country, Currency, FulfillmentProvider, PaymentProvider, SalesChannel, ShippingProfile, Store,
     TaxProvider,
@@ -14,7 +16,10 @@ from models.data.currencies import CURRENCIES
 from services.core.db import atomic
 from services.orders.display_ids import ensure_sequence
 
-__all__ = ["ensure_defaults", "get_store", "BUILTIN_PAYMENT_PROVIDERS", "BUILTIN_FULFILLMENT_PROVIDERS"]
+__all__ = [
+    "ensure_defaults", "get_store", "default_channel_id", "forget_default_channel", "DEFAULT_CHANNEL_SECONDS",
+    "BUILTIN_PAYMENT_PROVIDERS", "BUILTIN_FULFILLMENT_PROVIDERS",
+]
 
 BUILTIN_PAYMENT_PROVIDERS = ("system", "manual")
 BUILTIN_FULFILLMENT_PROVIDERS = ("manual",)
@@ -56,6 +61,7 @@ async def ensure_defaults() -> Store:
             )
             store.default_sales_channel_id = channel.id
             await store.save(update_fields=["default_sales_channel_id", "updated_at"])
+            forget_default_channel()
         return store
 
 
@@ -64,3 +70,24 @@ async def get_store() -> Store:
     if store is None:
         store = await ensure_defaults()
     return store
+
+
+DEFAULT_CHANNEL_SECONDS = 5.0
+_default_channel: tuple[float, str | None] | None = None  # (valid until, channel id)
+
+
+async def default_channel_id() -> str | None:
+    """The store's default sales channel, remembered by this process for DEFAULT_CHANNEL_SECONDS:
+    every storefront product list needs it, and it changes only when the merchant picks another
+    (seen at once in the process that made the change, within the bound in the others)."""
+    global _default_channel
+    if _default_channel is not None and _default_channel[0] > time.monotonic():
+        return _default_channel[1]
+    channel = (await get_store()).default_sales_channel_id
+    _default_channel = (time.monotonic() + DEFAULT_CHANNEL_SECONDS, channel)
+    return channel
+
+
+def forget_default_channel() -> None:
+    global _default_channel
+    _default_channel = None

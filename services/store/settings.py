@@ -11,7 +11,7 @@ from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
 from services.core.metadata import merge_metadata
 from services.regions.tax_providers import SYSTEM
-from services.store.defaults import get_store
+from services.store.defaults import forget_default_channel, get_store
 
 __all__ = [
     "StoreDetails", "load_store", "update_store", "add_store_currency", "remove_store_currency",
@@ -99,6 +99,7 @@ async def update_store(
                 setattr(store, key, value)
         store.metadata = merge_metadata(store.metadata, metadata)
         await store.save()
+    forget_default_channel()
     return await _details(store)
 
 

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from models import (
-    Image, MoneyAmount, Product, ProductCategory, ProductTag, ProductType, ProductVariant, Region,
+    Image, MoneyAmount, Product, ProductCategory, ProductCollection, ProductTag, ProductType, ProductVariant, Region,
     SalesChannel, ShippingProfile, TaxRate,
 )
 from services.store.defaults import get_store
@@ -514,6 +514,7 @@ async def every_product_has_every_relation() -> None:
 async def test_list_runs_the_same_statements_for_one_product_as_for_ten(client, region_ids):
     await every_product_has_every_relation()
     url = f"/store/products?region_id={region_ids['EU']}&order=title&limit="
+    await client.get(url + "1")  # the store's default channel is now remembered
     async with count_queries() as one:
         r1 = await client.get(url + "1")
     async with count_queries() as ten:
@@ -521,6 +522,68 @@ async def test_list_runs_the_same_statements_for_one_product_as_for_ten(client, 
     assert len(r1.json()["products"]) == 1 and len(r10.json()["products"]) == 10
     assert all(p["tags"] and p["images"] and p["type"] and p["collection"] for p in r10.json()["products"])
     assert one and sorted(_statements(ten)) == sorted(_statements(one)), (one, ten)
+
+
+async def test_a_page_of_products_takes_three_statements_for_one_product_or_fifty(client, seeded):
+    # Given a catalogue of one product with every relation (10 variants priced in two
+    # currencies and for a region, options, images, tags, a type), then of fifty such products
+    await hide_seeded_products()
+    await full_products(1)
+    eu = (await Region.get(name="EU")).id
+    await TaxRate.create(region_id=eu, rate=7, name="Reduced", code="R")
+    url = f"/store/products?limit=12&region_id={eu}"
+    await client.get(url)  # the store's default channel is now remembered, as in a running shop
+    async with count_queries() as one:
+        r1 = await client.get(url)
+    await full_products(49, first=1)
+    async with count_queries() as fifty:
+        r50 = await client.get(url)
+    # I expect the region, the page and the rows below it: three statements (four when the
+    # page is full and the count must be read), for one product as for a full page
+    assert len(one) == 3, one
+    assert len(fifty) == 4 and r50.json()["count"] == 50, fifty
+    assert len(r1.json()["products"]) == 1 and len(r50.json()["products"]) == 12
+    for product in r50.json()["products"]:
+        assert len(product["variants"]) == 10 and len(product["tags"]) == 2 and product["options"]
+        assert all(v["calculated_price"] and v["options"] and v["prices"] for v in product["variants"])
+
+
+async def test_the_rows_below_a_page_are_what_one_read_per_relation_gives(client, seeded, monkeypatch):
+    # Given products with every relation, some of each soft-deleted, and a tax override
+    from services.catalog import products as listing
+
+    await every_product_has_every_relation()
+    eu = await Region.get(name="EU")
+    cap = await Product.get(id="prod_cap")
+    rate = await TaxRate.create(region_id=eu.id, rate=10, name="Reduced", code="R")
+    await rate.products.add(cap)
+    now = datetime.now(timezone.utc)
+    gone_image = await Image.create(url="https://example.com/gone.png", deleted_at=now)
+    await cap.images.add(gone_image)
+    await ProductVariant.filter(id="variant_cap_white").update(deleted_at=now)
+    await MoneyAmount.filter(variant_id="variant_t_shirt_s").limit(1).update(deleted_at=now)
+    answers = []
+    for by_rows in (True, False):
+        # When the storefront lists them with the row loader, then with one read per relation
+        monkeypatch.setattr(listing, "_by_rows", lambda relations, by_rows=by_rows: by_rows)
+        for query in (f"region_id={eu.id}", "currency_code=usd&limit=4&offset=2", f"region_id={eu.id}&order=title"):
+            r = await client.get(f"/store/products?{query}")
+            assert r.status_code == 200, r.text
+            answers.append(r.json())
+    # I expect the same answers, key for key
+    assert answers[:3] == answers[3:]
+    cap_answer = next(p for p in answers[0]["products"] if p["id"] == "prod_cap")
+    assert "variant_cap_white" not in {v["id"] for v in cap_answer["variants"]}
+    assert gone_image.id not in {i["id"] for i in cap_answer["images"]}
+    assert {t["name"] for v in cap_answer["variants"] for t in v["tax_rates"]} == {"Reduced"}
+
+
+async def test_a_deleted_collection_is_not_shown_but_the_products_column_keeps_its_id(client, seeded):
+    await ProductCollection.filter(id="pcol_essentials").update(deleted_at=datetime.now(timezone.utc))
+    await Product.filter(id="prod_mug").update(collection_id="pcol_essentials")
+    body = (await client.get("/store/products?currency_code=usd")).json()
+    mug = next(p for p in body["products"] if p["id"] == "prod_mug")
+    assert mug["collection"] is None and mug["collection_id"] == "pcol_essentials"
 
 
 async def test_each_relation_is_read_once(client, region_ids):

@@ -1,0 +1,164 @@
+"""The rows below a page of products, as a storefront asks for them by default (variants with
+their prices and option values, options with their values, images and tags, and the region's
+tax-rate overrides of each product), in one statement whatever the page size: a UNION ALL with
+one branch per kind of row, each branch filling its own columns and leaving the others NULL.
+The generic loader (services/core/listing.py) reads one statement per relation instead.
+
+What it builds is what the generic loader builds: live rows only, each relation in its model's
+RELATION_ORDER (else creation order), set on the instances as the ORM's prefetch sets them, so
+the products serialize the same way (a test compares the two answers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tortoise.models import Model
+
+from models import Image, MoneyAmount, Product, ProductOption, ProductOptionValue, ProductTag, ProductVariant, TaxRate
+from services.core.rows import RowBuilder, placeholders
+
+__all__ = ["ROW_RELATIONS", "load_product_rows"]
+
+# The relations this loader reads (the storefront's defaults but the one-row ones, which the
+# page query joins).
+ROW_RELATIONS = frozenset({
+    "variants", "variants.prices", "variants.options", "options", "options.values", "images", "tags",
+})
+
+
+@dataclass(frozen=True)
+class _Kind:
+    name: str
+    model: type[Model]
+    parent: str  # the column naming the row's parent (product, variant or option)
+    joins: str  # FROM … WHERE …, with {ids} for the products' marks; the kind's table is "t"
+
+
+def _live(model: type[Model], alias: str) -> str:
+    return f' AND "{alias}"."deleted_at" IS NULL' if "deleted_at" in model._meta.fields_map else ""
+
+
+_KINDS = (
+    _Kind("variant", ProductVariant, '"t"."product_id"',
+          'FROM "product_variant" "t" WHERE "t"."product_id" IN ({ids})' + _live(ProductVariant, "t")),
+    _Kind("price", MoneyAmount, '"t"."variant_id"',
+          'FROM "money_amount" "t" JOIN "product_variant" "v" ON "v"."id" = "t"."variant_id" '
+          'WHERE "v"."product_id" IN ({ids})' + _live(ProductVariant, "v") + _live(MoneyAmount, "t")),
+    _Kind("variant_value", ProductOptionValue, '"t"."variant_id"',
+          'FROM "product_option_value" "t" JOIN "product_variant" "v" ON "v"."id" = "t"."variant_id" '
+          'WHERE "v"."product_id" IN ({ids})' + _live(ProductVariant, "v") + _live(ProductOptionValue, "t")),
+    _Kind("option", ProductOption, '"t"."product_id"',
+          'FROM "product_option" "t" WHERE "t"."product_id" IN ({ids})' + _live(ProductOption, "t")),
+    _Kind("option_value", ProductOptionValue, '"t"."option_id"',
+          'FROM "product_option_value" "t" JOIN "product_option" "o" ON "o"."id" = "t"."option_id" '
+          'WHERE "o"."product_id" IN ({ids})' + _live(ProductOption, "o") + _live(ProductOptionValue, "t")),
+    _Kind("image", Image, '"j"."product_id"',
+          'FROM "image" "t" JOIN "product_images" "j" ON "j"."image_id" = "t"."id" '
+          'WHERE "j"."product_id" IN ({ids})' + _live(Image, "t")),
+    _Kind("tag", ProductTag, '"j"."product_id"',
+          'FROM "product_tag" "t" JOIN "product_tags" "j" ON "j"."product_tag_id" = "t"."id" '
+          'WHERE "j"."product_id" IN ({ids})' + _live(ProductTag, "t")),
+)
+_TAX = _Kind("tax_rate", TaxRate, '"j"."product_id"',
+             'FROM "tax_rate" "t" JOIN "product_tax_rate" "j" ON "j"."rate_id" = "t"."id" '
+             'WHERE "t"."region_id" = {region} AND "j"."product_id" IN ({ids})')
+
+_STATEMENTS: dict[tuple, str] = {}
+_BUILDERS: dict[str, dict[str, RowBuilder]] = {}
+
+
+def _builders(dialect: str) -> dict[str, RowBuilder]:
+    """One builder per kind, made once the ORM knows its database (how a column converts
+    depends on the driver)."""
+    found = _BUILDERS.get(dialect)
+    if found is None:
+        found = _BUILDERS[dialect] = {
+            kind.name: RowBuilder(kind.model, lambda c, k=kind.name: f"{k}.{c}") for kind in (*_KINDS, _TAX)
+        }
+    return found
+
+
+def _statement(dialect: str, count: int, with_taxes: bool) -> str:
+    """The UNION ALL for `count` products (PostgreSQL numbers its marks, so every branch reuses
+    the ids' marks and the region's comes after them; SQLite's follow the text)."""
+    key = (dialect, count, with_taxes)
+    sql = _STATEMENTS.get(key)
+    if sql is not None:
+        return sql
+    kinds = (*_KINDS, _TAX) if with_taxes else _KINDS
+    builders = _builders(dialect)
+    slots = [(kind.name, c, _null(dialect, kind.model, c)) for kind in kinds for c in builders[kind.name].columns]
+    ids = ",".join(placeholders(dialect, 1, count))
+    region = placeholders(dialect, count + 1, 1)[0]
+    branches = []
+    for number, kind in enumerate(kinds):
+        columns = ", ".join(
+            (f'"t"."{c}"' if name == kind.name else null) + f' AS "{name}.{c}"' for name, c, null in slots
+        )
+        branches.append(f'SELECT {number} AS "kind", {kind.parent} AS "parent", {columns} '
+                        + kind.joins.format(ids=ids, region=region))
+    sql = _STATEMENTS[key] = " UNION ALL ".join(branches)
+    return sql
+
+
+def _null(dialect: str, model: type[Model], column: str) -> str:
+    """A branch's NULL in another kind's column: typed on PostgreSQL, which settles a UNION's
+    column types branch by branch (an untyped NULL would make the column text)."""
+    if dialect == "sqlite":
+        return "NULL"
+    meta = model._meta
+    field = meta.fields_map[meta.fields_db_projection_reverse[column]]
+    return f"CAST(NULL AS {field.get_for_dialect('postgres', 'SQL_TYPE')})"
+
+
+def _params(dialect: str, product_ids: list[str], tax_region_id: str | None) -> list:
+    if dialect != "sqlite":
+        return product_ids + ([tax_region_id] if tax_region_id else [])
+    params = product_ids * len(_KINDS)
+    return params + ([tax_region_id] + product_ids if tax_region_id else [])
+
+
+def _order(model: type[Model]):
+    names = getattr(model, "RELATION_ORDER", None) or ("created_at", "id")
+    return lambda obj: tuple((getattr(obj, n) is None, getattr(obj, n)) for n in names)
+
+
+async def load_product_rows(products: list[Product], *, tax_region_id: str | None = None) -> dict[str, list[dict]]:
+    """Set each product's variants (with prices and option values), options (with values),
+    images and tags; with `tax_region_id`, the region's tax-rate overrides by product id (as
+    services.catalog.pricing.tax_rates_for_products answers them)."""
+    if not products:
+        return {}
+    db = Product._meta.db
+    dialect = db.capabilities.dialect
+    ids = [p.id for p in products]
+    _, rows = await db.execute_query(_statement(dialect, len(ids), tax_region_id is not None),
+                                     _params(dialect, ids, tax_region_id))
+    names, builders = [kind.name for kind in (*_KINDS, _TAX)], _builders(dialect)
+    found: dict[str, dict[str, list]] = {name: {} for name in names}
+    for row in rows:
+        name = names[row["kind"]]
+        found[name].setdefault(row["parent"], []).append(builders[name].build(row))
+    for kind in _KINDS:
+        order = _order(kind.model)
+        for children in found[kind.name].values():
+            children.sort(key=order)
+
+    def attach(owner: Any, relation: str, kind: str) -> list:
+        children = found[kind].get(owner.id, [])
+        getattr(owner, relation)._set_result_for_query(children)
+        return children
+
+    for product in products:
+        for variant in attach(product, "variants", "variant"):
+            attach(variant, "prices", "price")
+            attach(variant, "options", "variant_value")
+        for option in attach(product, "options", "option"):
+            attach(option, "values", "option_value")
+        attach(product, "images", "image")
+        attach(product, "tags", "tag")
+    return {
+        product_id: [{"rate": r.rate, "name": r.name, "code": r.code} for r in rates]
+        for product_id, rates in found["tax_rate"].items()
+    }
