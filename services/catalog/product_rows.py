@@ -68,48 +68,57 @@ _STATEMENTS: dict[tuple, str] = {}
 _BUILDERS: dict[str, dict[str, RowBuilder]] = {}
 
 
+def _sql_type(model: type[Model], column: str) -> str:
+    meta = model._meta
+    return meta.fields_map[meta.fields_db_projection_reverse[column]].get_for_dialect("postgres", "SQL_TYPE")
+
+
+def _slot(kind: _Kind, column: str) -> str:
+    """The result column a kind's column goes to: kinds share a column of the same name and
+    type (`id`, `created_at`, `metadata`…), which keeps the union's rows narrow."""
+    first = next(k for k in (*_KINDS, _TAX) if column in k.model._meta.db_fields)
+    same = _sql_type(first.model, column) == _sql_type(kind.model, column)
+    return column if same else f"{kind.name}.{column}"
+
+
 def _builders(dialect: str) -> dict[str, RowBuilder]:
     """One builder per kind, made once the ORM knows its database (how a column converts
     depends on the driver)."""
     found = _BUILDERS.get(dialect)
     if found is None:
         found = _BUILDERS[dialect] = {
-            kind.name: RowBuilder(kind.model, lambda c, k=kind.name: f"{k}.{c}") for kind in (*_KINDS, _TAX)
+            kind.name: RowBuilder(kind.model, lambda c, k=kind: _slot(k, c)) for kind in (*_KINDS, _TAX)
         }
     return found
 
 
 def _statement(dialect: str, count: int, with_taxes: bool) -> str:
     """The UNION ALL for `count` products (PostgreSQL numbers its marks, so every branch reuses
-    the ids' marks and the region's comes after them; SQLite's follow the text)."""
+    the ids' marks and the region's comes after them; SQLite's follow the text). A branch
+    leaves the columns of other kinds NULL: typed on PostgreSQL, which settles a union's column
+    types branch by branch (an untyped NULL would make the column text)."""
     key = (dialect, count, with_taxes)
     sql = _STATEMENTS.get(key)
     if sql is not None:
         return sql
     kinds = (*_KINDS, _TAX) if with_taxes else _KINDS
-    builders = _builders(dialect)
-    slots = [(kind.name, c, _null(dialect, kind.model, c)) for kind in kinds for c in builders[kind.name].columns]
+    slots: dict[str, str] = {}  # result column -> its type
+    for kind in kinds:
+        for column in sorted(kind.model._meta.db_fields):
+            slots.setdefault(_slot(kind, column), _sql_type(kind.model, column))
     ids = ",".join(placeholders(dialect, 1, count))
     region = placeholders(dialect, count + 1, 1)[0]
     branches = []
     for number, kind in enumerate(kinds):
+        mine = {_slot(kind, c): c for c in kind.model._meta.db_fields}
         columns = ", ".join(
-            (f'"t"."{c}"' if name == kind.name else null) + f' AS "{name}.{c}"' for name, c, null in slots
+            (f'"t"."{mine[slot]}"' if slot in mine else "NULL" if dialect == "sqlite" else f"CAST(NULL AS {sql_type})")
+            + f' AS "{slot}"' for slot, sql_type in slots.items()
         )
         branches.append(f'SELECT {number} AS "kind", {kind.parent} AS "parent", {columns} '
                         + kind.joins.format(ids=ids, region=region))
     sql = _STATEMENTS[key] = " UNION ALL ".join(branches)
     return sql
-
-
-def _null(dialect: str, model: type[Model], column: str) -> str:
-    """A branch's NULL in another kind's column: typed on PostgreSQL, which settles a UNION's
-    column types branch by branch (an untyped NULL would make the column text)."""
-    if dialect == "sqlite":
-        return "NULL"
-    meta = model._meta
-    field = meta.fields_map[meta.fields_db_projection_reverse[column]]
-    return f"CAST(NULL AS {field.get_for_dialect('postgres', 'SQL_TYPE')})"
 
 
 def _params(dialect: str, product_ids: list[str], tax_region_id: str | None) -> list:
