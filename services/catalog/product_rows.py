@@ -15,7 +15,10 @@ from typing import Any
 
 from tortoise.models import Model
 
-from models import Image, MoneyAmount, Product, ProductOption, ProductOptionValue, ProductTag, ProductVariant, TaxRate
+from models import (
+    Image, MoneyAmount, Product, ProductCategory, ProductOption, ProductOptionValue, ProductTag, ProductVariant,
+    SalesChannel, TaxRate,
+)
 from services.core.rows import RowBuilder, placeholders
 
 __all__ = ["ROW_RELATIONS", "load_product_rows"]
@@ -24,6 +27,7 @@ __all__ = ["ROW_RELATIONS", "load_product_rows"]
 # page query joins).
 ROW_RELATIONS = frozenset({
     "variants", "variants.prices", "variants.options", "options", "options.values", "images", "tags",
+    "sales_channels", "categories",
 })
 
 
@@ -60,9 +64,19 @@ _KINDS = (
           'FROM "product_tag" "t" JOIN "product_tags" "j" ON "j"."product_tag_id" = "t"."id" '
           'WHERE "j"."product_id" IN ({ids})' + _live(ProductTag, "t")),
 )
+# Read only when asked for: a product's sales channels and categories (the back office shows
+# them), and the region's tax-rate overrides (the last branch: its region mark follows the ids').
+_CHANNEL = _Kind("sales_channel", SalesChannel, '"j"."product_id"',
+                 'FROM "sales_channel" "t" JOIN "product_sales_channel" "j" ON "j"."sales_channel_id" = "t"."id" '
+                 'WHERE "j"."product_id" IN ({ids})' + _live(SalesChannel, "t"))
+_CATEGORY = _Kind("category", ProductCategory, '"j"."product_id"',
+                  'FROM "product_category" "t" JOIN "product_category_product" "j" '
+                  'ON "j"."product_category_id" = "t"."id" WHERE "j"."product_id" IN ({ids})'
+                  + _live(ProductCategory, "t"))
 _TAX = _Kind("tax_rate", TaxRate, '"j"."product_id"',
              'FROM "tax_rate" "t" JOIN "product_tax_rate" "j" ON "j"."rate_id" = "t"."id" '
              'WHERE "t"."region_id" = {region} AND "j"."product_id" IN ({ids})')
+_ALL = (*_KINDS, _CHANNEL, _CATEGORY, _TAX)
 
 _STATEMENTS: dict[tuple, str] = {}
 _BUILDERS: dict[str, dict[str, RowBuilder]] = {}
@@ -76,7 +90,7 @@ def _sql_type(model: type[Model], column: str) -> str:
 def _slot(kind: _Kind, column: str) -> str:
     """The result column a kind's column goes to: kinds share a column of the same name and
     type (`id`, `created_at`, `metadata`…), which keeps the union's rows narrow."""
-    first = next(k for k in (*_KINDS, _TAX) if column in k.model._meta.db_fields)
+    first = next(k for k in _ALL if column in k.model._meta.db_fields)
     same = _sql_type(first.model, column) == _sql_type(kind.model, column)
     return column if same else f"{kind.name}.{column}"
 
@@ -87,21 +101,20 @@ def _builders(dialect: str) -> dict[str, RowBuilder]:
     found = _BUILDERS.get(dialect)
     if found is None:
         found = _BUILDERS[dialect] = {
-            kind.name: RowBuilder(kind.model, lambda c, k=kind: _slot(k, c)) for kind in (*_KINDS, _TAX)
+            kind.name: RowBuilder(kind.model, lambda c, k=kind: _slot(k, c)) for kind in _ALL
         }
     return found
 
 
-def _statement(dialect: str, count: int, with_taxes: bool) -> str:
+def _statement(dialect: str, count: int, kinds: tuple[_Kind, ...]) -> str:
     """The UNION ALL for `count` products (PostgreSQL numbers its marks, so every branch reuses
     the ids' marks and the region's comes after them; SQLite's follow the text). A branch
     leaves the columns of other kinds NULL: typed on PostgreSQL, which settles a union's column
     types branch by branch (an untyped NULL would make the column text)."""
-    key = (dialect, count, with_taxes)
+    key = (dialect, count, tuple(kind.name for kind in kinds))
     sql = _STATEMENTS.get(key)
     if sql is not None:
         return sql
-    kinds = (*_KINDS, _TAX) if with_taxes else _KINDS
     slots: dict[str, str] = {}  # result column -> its type
     for kind in kinds:
         for column in sorted(kind.model._meta.db_fields):
@@ -109,7 +122,8 @@ def _statement(dialect: str, count: int, with_taxes: bool) -> str:
     ids = ",".join(placeholders(dialect, 1, count))
     region = placeholders(dialect, count + 1, 1)[0]
     branches = []
-    for number, kind in enumerate(kinds):
+    for kind in kinds:
+        number = _ALL.index(kind)
         mine = {_slot(kind, c): c for c in kind.model._meta.db_fields}
         columns = ", ".join(
             (f'"t"."{mine[slot]}"' if slot in mine else "NULL" if dialect == "sqlite" else f"CAST(NULL AS {sql_type})")
@@ -121,11 +135,13 @@ def _statement(dialect: str, count: int, with_taxes: bool) -> str:
     return sql
 
 
-def _params(dialect: str, product_ids: list[str], tax_region_id: str | None) -> list:
+def _params(dialect: str, product_ids: list[str], kinds: tuple[_Kind, ...], tax_region_id: str | None) -> list:
     if dialect != "sqlite":
         return product_ids + ([tax_region_id] if tax_region_id else [])
-    params = product_ids * len(_KINDS)
-    return params + ([tax_region_id] + product_ids if tax_region_id else [])
+    params = []
+    for kind in kinds:
+        params += ([tax_region_id] if kind is _TAX else []) + product_ids
+    return params
 
 
 def _order(model: type[Model]):
@@ -133,23 +149,28 @@ def _order(model: type[Model]):
     return lambda obj: tuple((getattr(obj, n) is None, getattr(obj, n)) for n in names)
 
 
-async def load_product_rows(products: list[Product], *, tax_region_id: str | None = None) -> dict[str, list[dict]]:
+async def load_product_rows(
+    products: list[Product], relations: tuple[str, ...] = (), *, tax_region_id: str | None = None,
+) -> dict[str, list[dict]]:
     """Set each product's variants (with prices and option values), options (with values),
-    images and tags; with `tax_region_id`, the region's tax-rate overrides by product id (as
+    images and tags, and its sales channels and categories when `relations` names them; with
+    `tax_region_id`, answer the region's tax-rate overrides by product id (as
     services.catalog.pricing.tax_rates_for_products answers them)."""
     if not products:
         return {}
     db = Product._meta.db
     dialect = db.capabilities.dialect
     ids = [p.id for p in products]
-    _, rows = await db.execute_query(_statement(dialect, len(ids), tax_region_id is not None),
-                                     _params(dialect, ids, tax_region_id))
-    names, builders = [kind.name for kind in (*_KINDS, _TAX)], _builders(dialect)
-    found: dict[str, dict[str, list]] = {name: {} for name in names}
+    kinds = _KINDS + tuple(kind for kind, relation in ((_CHANNEL, "sales_channels"), (_CATEGORY, "categories"))
+                           if relation in relations) + ((_TAX,) if tax_region_id else ())
+    _, rows = await db.execute_query(_statement(dialect, len(ids), kinds),
+                                     _params(dialect, ids, kinds, tax_region_id))
+    builders = _builders(dialect)
+    found: dict[str, dict[str, list]] = {kind.name: {} for kind in _ALL}
     for row in rows:
-        name = names[row["kind"]]
+        name = _ALL[row["kind"]].name
         found[name].setdefault(row["parent"], []).append(builders[name].build(row))
-    for kind in _KINDS:
+    for kind in kinds:
         order = _order(kind.model)
         for children in found[kind.name].values():
             children.sort(key=order)
@@ -167,6 +188,9 @@ async def load_product_rows(products: list[Product], *, tax_region_id: str | Non
             attach(option, "values", "option_value")
         attach(product, "images", "image")
         attach(product, "tags", "tag")
+        for kind, relation in ((_CHANNEL, "sales_channels"), (_CATEGORY, "categories")):
+            if kind in kinds:
+                attach(product, relation, kind.name)
     return {
         product_id: [{"rate": r.rate, "name": r.name, "code": r.code} for r in rates]
         for product_id, rates in found["tax_rate"].items()

@@ -192,20 +192,32 @@ def _by_rows(relations: tuple[str, ...]) -> bool:
     return set(relations) <= ROW_RELATIONS | set(_JOINED)
 
 
-async def _page_by_rows(qs: QuerySet, config: FindConfig, ctx: PriceContext) -> tuple[list[Product], int, dict]:
-    """The page with its one-row relations joined (soft-deleted ones not shown, as the generic
-    loader leaves them out), then every row below it in one statement, with the products'
-    tax-rate overrides when the context's region computes taxes."""
-    joined = [PRODUCT_ALIASES.get(name, name) for name in _JOINED]
-    products, count = await find_page(qs.select_related(*joined), replace(config, relations=()))
-    for product in products:
-        for name in joined:
+_JOINED_ATTRS = tuple(PRODUCT_ALIASES.get(name, name) for name in _JOINED)
+
+
+async def _page_by_rows(
+    qs: QuerySet, config: FindConfig, ctx: PriceContext | None = None,
+) -> tuple[list[Product], int, dict]:
+    """The page with its one-row relations joined, then every row below it in one statement,
+    with the products' tax-rate overrides when the context's region computes taxes."""
+    products, count = await find_page(qs.select_related(*_JOINED_ATTRS), replace(config, relations=()))
+    return products, count, await _rows_below(products, config.relations, ctx)
+
+
+async def _one_by_rows(qs: QuerySet, relations: tuple[str, ...], ctx: PriceContext | None = None):
+    product = await qs.select_related(*_JOINED_ATTRS).first()
+    rates = await _rows_below([product], relations, ctx) if product is not None else {}
+    return product, rates
+
+
+async def _rows_below(products: list[Product], relations: tuple[str, ...], ctx: PriceContext | None) -> dict:
+    for product in products:  # a soft-deleted one is not shown, as the generic loader leaves it out
+        for name in _JOINED_ATTRS:
             related = product.__dict__.get(f"_{name}")
             if related is not None and related.deleted_at is not None:
                 object.__setattr__(product, f"_{name}", None)
-    taxed = ctx.region is not None and ctx.region.automatic_taxes
-    rates = await load_product_rows(products, tax_region_id=ctx.region.id if taxed else None)
-    return products, count, rates
+    taxed = ctx is not None and ctx.region is not None and ctx.region.automatic_taxes
+    return await load_product_rows(products, relations, tax_region_id=ctx.region.id if taxed else None)
 
 
 async def list_store_products(
@@ -218,6 +230,7 @@ async def list_store_products(
     qs = await _store_filtered(f, channel_ids)
     if _by_rows(config.relations):
         products, count, rates = await _page_by_rows(qs, config, ctx)
+        await _shown_categories(products, config.relations)
         return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id, rates))
     products, count = await find_page(qs, config, PRODUCT_ALIASES)
     await _shown_categories(products, config.relations)
@@ -233,14 +246,16 @@ async def get_store_product(
     (a `sales_channel_id` given must be one of them too)."""
     check_channel(scope, [sales_channel_id] if sales_channel_id else [])
     ctx = await price_context_for(region_id, currency_code, cart_id)
-    product = await find_one(
-        Product.filter(id=product_id, deleted_at=None, status="published"), relations, PRODUCT_ALIASES
-    )
+    qs, rates = Product.filter(id=product_id, deleted_at=None, status="published"), None
+    if _by_rows(relations):
+        product, rates = await _one_by_rows(qs, relations, ctx)
+    else:
+        product = await find_one(qs, relations, PRODUCT_ALIASES)
     if product is None:
         raise NotFound(f"Product with id: {product_id} was not found")
     await check_product(scope, product_id)
     await _shown_categories([product], relations)
-    return PricedProducts([product], 1, await _priced([product], relations, ctx, customer_id))
+    return PricedProducts([product], 1, await _priced([product], relations, ctx, customer_id, rates))
 
 
 # ---------------------------------------------------------------- the back office
@@ -281,12 +296,20 @@ def _base_prices(products: list[Product], relations: tuple[str, ...]) -> dict[st
 
 
 async def list_admin_products(f: AdminProductFilter, config: FindConfig) -> PricedProducts:
-    products, count = await find_page(await _admin_filtered(f), config, PRODUCT_ALIASES)
+    qs = await _admin_filtered(f)
+    if _by_rows(config.relations):
+        products, count, _ = await _page_by_rows(qs, config)
+    else:
+        products, count = await find_page(qs, config, PRODUCT_ALIASES)
     return PricedProducts(products, count, _base_prices(products, config.relations))
 
 
 async def get_admin_product(product_id: str, relations: tuple[str, ...]) -> PricedProducts:
-    product = await find_one(Product.filter(id=product_id, deleted_at=None), relations, PRODUCT_ALIASES)
+    qs = Product.filter(id=product_id, deleted_at=None)
+    if _by_rows(relations):
+        product, _ = await _one_by_rows(qs, relations)
+    else:
+        product = await find_one(qs, relations, PRODUCT_ALIASES)
     if product is None:
         raise NotFound(f"Product with id: {product_id} was not found")
     return PricedProducts([product], 1, _base_prices([product], relations))

@@ -361,3 +361,32 @@ async def test_the_list_and_a_product_run_as_many_statements_for_fifty_full_prod
         assert one[url] and without_counts(fifty) == without_counts(one[url]), "\n".join(fifty)
         assert len(fifty) <= len(one[url]) + 1
     assert r.status_code == 200 and (await admin_get("/admin/products"))["count"] == 50
+
+
+async def test_the_back_offices_product_table_and_page_read_by_rows_answer_as_one_read_per_relation(
+    admin_get, monkeypatch,
+):
+    # Given products with sales channels, categories, soft-deleted variants and prices, a draft
+    from services.catalog import products as listing
+
+    cap = await Product.get(id="prod_cap")
+    category = await ProductCategory.create(name="Hats", handle="hats")
+    await category.products.add(cap)
+    extra = await SalesChannel.create(name="Outlet")
+    await cap.sales_channels.add(extra)
+    now = datetime.now(timezone.utc)
+    await ProductVariant.filter(id="variant_cap_white").update(deleted_at=now)
+    await MoneyAmount.filter(variant_id="variant_t_shirt_s").limit(1).update(deleted_at=now)
+    await Product.filter(id="prod_mug").update(status="draft")
+    answers = []
+    for by_rows in (True, False):
+        # When the dashboard's product table and a product page are read with each loader
+        monkeypatch.setattr(listing, "_by_rows", lambda relations, by_rows=by_rows: by_rows)
+        for url in ("/admin/products?limit=15&offset=0", "/admin/products?limit=3&offset=3&order=title",
+                    "/admin/products/prod_cap"):
+            answers.append(await admin_get(url))
+    # I expect the same answers, key for key, with the cap's channels and category
+    assert answers[:3] == answers[3:]
+    page = answers[2]["product"]
+    assert {c["name"] for c in page["sales_channels"]} >= {"Outlet"} and page["categories"][0]["handle"] == "hats"
+    assert "variant_cap_white" not in {v["id"] for v in page["variants"]}

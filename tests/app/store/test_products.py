@@ -557,6 +557,10 @@ async def test_the_rows_below_a_page_are_what_one_read_per_relation_gives(client
     cap = await Product.get(id="prod_cap")
     rate = await TaxRate.create(region_id=eu.id, rate=10, name="Reduced", code="R")
     await rate.products.add(cap)
+    shown = await ProductCategory.create(name="Hats", handle="hats", is_active=True)
+    hidden = await ProductCategory.create(name="Drafts", handle="drafts")
+    await shown.products.add(cap)
+    await hidden.products.add(cap)
     now = datetime.now(timezone.utc)
     gone_image = await Image.create(url="https://example.com/gone.png", deleted_at=now)
     await cap.images.add(gone_image)
@@ -566,16 +570,18 @@ async def test_the_rows_below_a_page_are_what_one_read_per_relation_gives(client
     for by_rows in (True, False):
         # When the storefront lists them with the row loader, then with one read per relation
         monkeypatch.setattr(listing, "_by_rows", lambda relations, by_rows=by_rows: by_rows)
-        for query in (f"region_id={eu.id}", "currency_code=usd&limit=4&offset=2", f"region_id={eu.id}&order=title"):
-            r = await client.get(f"/store/products?{query}")
+        for path in (f"?region_id={eu.id}", "?currency_code=usd&limit=4&offset=2", f"?region_id={eu.id}&order=title",
+                     f"/prod_cap?region_id={eu.id}", "?expand=variants,categories,tags"):
+            r = await client.get(f"/store/products{path}")
             assert r.status_code == 200, r.text
             answers.append(r.json())
     # I expect the same answers, key for key
-    assert answers[:3] == answers[3:]
+    assert answers[:5] == answers[5:]
     cap_answer = next(p for p in answers[0]["products"] if p["id"] == "prod_cap")
     assert "variant_cap_white" not in {v["id"] for v in cap_answer["variants"]}
     assert gone_image.id not in {i["id"] for i in cap_answer["images"]}
     assert {t["name"] for v in cap_answer["variants"] for t in v["tax_rates"]} == {"Reduced"}
+    assert [c["handle"] for p in answers[4]["products"] if p["id"] == "prod_cap" for c in p["categories"]] == ["hats"]
 
 
 async def test_a_deleted_collection_is_not_shown_but_the_products_column_keeps_its_id(client, seeded):
