@@ -10,10 +10,12 @@ the Medusa v1 store API and holds the demo seed:
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import re
+import subprocess
 
 import httpx
+
+_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
 
 def _cart(client: httpx.Client, currency: str, size: int) -> str:
@@ -34,28 +36,32 @@ def _cart(client: httpx.Client, currency: str, size: int) -> str:
     return cart_id
 
 
+def _latency(url: str, seconds: int) -> tuple[float, float]:
+    out = subprocess.run(["wrk", "-t1", "-c1", f"-d{seconds}s", "--latency", url], capture_output=True, text=True,
+                         check=True).stdout
+    if "Non-2xx" in out:
+        raise SystemExit(f"GET {url} failed under load:\n{out}")
+
+    def ms(label: str) -> float:
+        number, unit = re.search(rf"\s{label}%\s+([\d.]+)(us|ms|s)", out).groups()
+        return float(number) * _UNITS[unit]
+    return ms("50"), ms("99")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="http://127.0.0.1:9000")
     parser.add_argument("--currency", default="usd")
     parser.add_argument("--sizes", type=int, nargs="+", default=[3, 30, 100])
-    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--seconds", type=int, default=10)
     args = parser.parse_args()
     results = {}
     with httpx.Client(base_url=args.base, timeout=30) as client:
-        for size in args.sizes:
-            cart_id = _cart(client, args.currency, size)
-            for _ in range(20):  # warm-up
-                client.get(f"/store/carts/{cart_id}")
-            took = []
-            for _ in range(args.requests):
-                started = time.perf_counter()
-                response = client.get(f"/store/carts/{cart_id}")
-                took.append((time.perf_counter() - started) * 1000)
-                if response.status_code != 200:
-                    raise SystemExit(f"GET cart: {response.status_code}")
-            took.sort()
-            results[size] = (statistics.median(took), took[int(len(took) * 0.99) - 1])
+        carts = {size: _cart(client, args.currency, size) for size in args.sizes}
+    for size, cart_id in carts.items():
+        url = f"{args.base}/store/carts/{cart_id}"
+        _latency(url, 2)  # warm-up
+        results[size] = _latency(url, args.seconds)
     print(f"{'lines':>6} {'p50 ms':>8} {'p99 ms':>8}")
     for size, (p50, p99) in results.items():
         print(f"{size:>6} {p50:>8.2f} {p99:>8.2f}")
