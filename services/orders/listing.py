@@ -16,7 +16,7 @@ from tortoise.queryset import QuerySet
 
 from services.core.errors import NotFound
 from services.core.listing import FindConfig, date_filters, find_page
-from services.orders.view import OrderView, load_views, orders_query
+from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, orders_query
 
 __all__ = ["OrderFilter", "list_orders", "lookup_order"]
 
@@ -76,10 +76,11 @@ def _search(q: str) -> Q:
 async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderView], int]:
     """One page of orders with their relations and totals, and the total count. Lines are read
     with their variants only when the answer shows lines (the dashboard's order table shows
-    only totals)."""
+    only totals), and after-sale rows only when it shows them."""
     orders, count = await find_page(_filtered(f), replace(config, relations=()))
-    shows_lines = any(r.split(".")[0] in ("items", "returnable_items") for r in config.relations)
-    return await load_views(orders, line_detail=shows_lines), count
+    shown = {r.split(".")[0] for r in config.relations}
+    return await load_views(orders, line_detail=bool(shown & {"items", "returnable_items"}),
+                            after_sale=bool(shown & AFTER_SALE_RELATIONS)), count
 
 
 async def lookup_order(display_id: int, email: str, postal_code: str | None = None) -> OrderView:

@@ -29,7 +29,7 @@ from services.carts.totals import ItemInput, ShippingInput
 
 __all__ = [
     "OrderView", "orders_query", "load_views", "load_order_view", "load_order_view_by_cart", "load_placed_view",
-    "NOT_FOUND", "ADMIN_NOT_FOUND", "compute_totals", "rows_by", "AfterSale", "load_after_sale",
+    "NOT_FOUND", "ADMIN_NOT_FOUND", "AFTER_SALE_RELATIONS", "compute_totals", "rows_by", "AfterSale", "load_after_sale",
 ]
 
 NOT_FOUND = "Order with id {id} was not found"  # the store's wording
@@ -116,10 +116,16 @@ async def load_placed_view(order_id: str) -> OrderView:
     return (await load_views([order], placed=True))[0]
 
 
-async def load_views(orders: list[Order], *, placed: bool = False, line_detail: bool = True) -> list[OrderView]:
+AFTER_SALE_RELATIONS = frozenset({"fulfillments", "refunds", "returns", "claims", "swaps"})  # what AfterSale shows
+
+
+async def load_views(
+    orders: list[Order], *, placed: bool = False, line_detail: bool = True, after_sale: bool = True,
+) -> list[OrderView]:
     """Views of orders read through `orders_query()`, in their order, with their totals.
     `placed`: orders just placed (see `load_placed_view`). Without `line_detail` the lines come
-    without their variant, product and profile (an answer that shows no line, only totals)."""
+    without their variant, product and profile, and without `after_sale` no after-sale row is
+    read (an answer that shows neither; the totals need none of them)."""
     if not orders:
         return []
     ids = [o.id for o in orders]
@@ -152,7 +158,8 @@ async def load_views(orders: list[Order], *, placed: bool = False, line_detail: 
     )
     payments = rows_by(await Payment.filter(order_id__in=ids).order_by("created_at", "id"), "order_id", ids)
     items_of, methods_of = rows_by(items, "order_id", ids), rows_by(methods, "order_id", ids)
-    after_sale = {order_id: AfterSale() for order_id in ids} if placed else await load_after_sale(ids)
+    after_sale = {order_id: AfterSale() for order_id in ids} if placed or not after_sale \
+        else await load_after_sale(ids)
     views = []
     for order in orders:
         mine, shipped = items_of[order.id], methods_of[order.id]
