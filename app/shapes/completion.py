@@ -5,11 +5,12 @@ retry worker alike, so a key finished by either replays the same body."""
 from __future__ import annotations
 
 from app.shapes.carts import cart_json
-from app.shapes.orders import placed_order_json
+from app.shapes.orders import PLACED_RELATIONS, order_json, placed_order_json
 from app.shapes.swaps import swap_answer
 from app.web.errors import stored_answer
 from services.carts.view import load_cart_view
 from services.core.errors import DomainError
+from services.orders.view import OrderView
 
 __all__ = ["ApiAnswers"]
 
@@ -23,6 +24,9 @@ class ApiAnswers:
 
     async def swap(self, swap_id: str) -> dict:
         return await swap_answer(swap_id)
+
+    async def placed_order(self, view: OrderView) -> dict:
+        return order_json(view, PLACED_RELATIONS)
 
     def refused(self, error: DomainError) -> tuple[int, dict]:
         return stored_answer(error)

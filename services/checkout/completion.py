@@ -40,6 +40,7 @@ from services.carts.view import CartView, load_cart_view, view_of
 from services.core import clock
 from services.core.db import atomic
 from services.orders.display_ids import next_display_id
+from services.orders.view import OrderView, placed_view
 from services.core.errors import DomainError, InvalidData, NotAllowed, UnexpectedState
 from services.checkout.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
 from services.checkout.placement import (
@@ -70,6 +71,9 @@ class Answers(Protocol):
     async def cart(self, cart_id: str) -> dict: ...
 
     async def swap(self, swap_id: str) -> dict: ...
+
+    async def placed_order(self, view: OrderView) -> dict:
+        """An order just placed, from its view (the same body as `order` of its id)."""
 
     def refused(self, error: DomainError) -> tuple[int, Any]:
         """The status and body a refusal stored for the key answers."""
@@ -203,6 +207,12 @@ def _order_answer(order_id: str) -> _Final:
     return _Final(200, build)
 
 
+def _placed_answer(view: OrderView) -> _Final:
+    async def build(answers: Answers) -> Any:
+        return {"type": "order", "data": await answers.placed_order(view)}
+    return _Final(200, build)
+
+
 def _swap_answer(swap_id: str) -> _Final:
     async def build(answers: Answers) -> Any:
         return {"type": "swap", "data": await answers.swap(swap_id)}
@@ -313,12 +323,15 @@ async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
                 await cancel_authorization(cart.id, payment)
             await idempotency.advance(key, "started")
             return None
-        await store_tax_lines(view, stored)
+        kept = await store_tax_lines(view, stored)
         if cart.type == "swap":
             return _swap_answer((await confirm_swap(view, payment)).id)
         draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
         order = await place_order(view, display_id, payment=payment, draft_order=draft)
-    return _order_answer(order.id)
+    # A plain cart's order is answered from what placing it held; one with offers, a gift-card
+    # line, new tax lines or a draft is read back (rows changed by placing would show stale).
+    plain = kept and draft is None and not (view.discounts or view.gift_cards or any(i.is_giftcard for i in view.items))
+    return _placed_answer(placed_view(order, view, payment, stored)) if plain else _order_answer(order.id)
 
 
 async def _live_payment(cart: Cart) -> Payment | None:

@@ -57,14 +57,14 @@ class GiftCardBalanceChanged(NotAllowed):
 StoredTaxLines = tuple[dict[str, list], dict[str, list]]  # the cart's stored lines: by line id, by method id
 
 
-async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) -> None:
+async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) -> bool:
     """Write the tax lines of `view` (loaded with forced taxes) as the cart's stored lines,
     replacing any: what the order will show and be charged (reference §3.5 stage 1). With
     `stored` (what the cart holds, read with it), lines already stored as computed are kept
-    and only what is there is deleted."""
+    and only what is there is deleted. True when the stored lines were kept as they were."""
     if stored is not None and _same_lines(view.item_tax_lines, stored[0]) and _same_lines(
             view.method_tax_lines, stored[1]):
-        return
+        return True
     await drop_tax_lines(view, stored)
     item_lines = [
         LineItemTaxLine(item_id=item_id, rate=line.rate, name=line.name, code=line.code)
@@ -78,6 +78,7 @@ async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) 
         await LineItemTaxLine.bulk_create(item_lines)
     if method_lines:
         await ShippingMethodTaxLine.bulk_create(method_lines)
+    return False
 
 
 def _same_lines(computed: dict[str, list], stored: dict[str, list]) -> bool:
@@ -149,6 +150,9 @@ async def reserve_inventory(items: list[LineItem]) -> None:
         raise InsufficientInventory(short)
     # A variant that stopped tracking stock since the cart was read is not counted down.
     await take_stock({variant_id: wanted[variant_id] for variant_id in stock})
+    for item in items:  # the lines' variants show what is left, as a read would
+        if item.variant is not None and item.variant.id in stock:
+            item.variant.inventory_quantity = stock[item.variant.id] - wanted[item.variant.id]
 
 
 async def take_stock(by_variant: dict[str, int]) -> None:

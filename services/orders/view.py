@@ -18,7 +18,7 @@ from models import (
     Discount, Fulfillment, FulfillmentItem, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment,
     LineItemTaxLine, Order, Payment, Refund, Return, ReturnItem, ShippingMethod, ShippingMethodTaxLine, TrackingLink,
 )
-from services.carts.view import amount_discount, has_free_shipping
+from services.carts.view import CartView, amount_discount, has_free_shipping
 from services.claims.view import load_claims
 from services.swaps.view import load_swaps
 from services.core.errors import NotFound
@@ -29,6 +29,7 @@ from services.carts.totals import ItemInput, ShippingInput
 
 __all__ = [
     "OrderView", "orders_query", "load_views", "load_order_view", "load_order_view_by_cart", "load_placed_view",
+    "placed_view",
     "NOT_FOUND", "ADMIN_NOT_FOUND", "AFTER_SALE_RELATIONS", "compute_totals", "rows_by", "AfterSale", "load_after_sale",
 ]
 
@@ -117,6 +118,29 @@ async def load_placed_view(order_id: str) -> OrderView:
 
 
 AFTER_SALE_RELATIONS = frozenset({"fulfillments", "refunds", "returns", "claims", "swaps"})  # what AfterSale shows
+
+
+def placed_view(order: Order, cart: CartView, payment: Payment | None, tax_lines: tuple[dict, dict]) -> OrderView:
+    """The view of an order just placed from `cart` (locked and read for the placing, without a
+    discount, a gift card or a gift-card line), built from what placing it held: what
+    `load_placed_view` would read, without reading. `tax_lines`: the cart's stored lines, as
+    read with it (by line id, by method id)."""
+    c = cart.cart
+    for name, value in (("region", c.region), ("shipping_address", c.shipping_address),
+                        ("billing_address", c.billing_address), ("sales_channel", c.sales_channel)):
+        object.__setattr__(order, f"_{name}", value)
+    order.discounts._set_result_for_query([])
+    order.gift_cards._set_result_for_query([])
+    for row in (*cart.items, *cart.shipping_methods, *([payment] if payment is not None else [])):
+        row.order_id = order.id  # as placing set them in the database
+    parts = dict(
+        order=order, items=list(cart.items), shipping_methods=list(cart.shipping_methods),
+        adjustments={i.id: list(cart.adjustments.get(i.id, ())) for i in cart.items},
+        item_tax_lines={i.id: list(tax_lines[0].get(i.id, ())) for i in cart.items},
+        method_tax_lines={m.id: list(tax_lines[1].get(m.id, ())) for m in cart.shipping_methods},
+        gift_card_transactions=[], payments=[payment] if payment is not None else [],
+    )
+    return OrderView(**parts, totals=compute_totals(**parts))
 
 
 async def load_views(

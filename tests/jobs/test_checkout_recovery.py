@@ -12,7 +12,7 @@ import services.checkout.completion
 from models import Cart, IdempotencyKey, Order, Payment, ProductVariant
 from services.checkout.completion import hand_over_stalled
 from tests.checkout_factories import complete, ready_cart
-from tests.conftest import BROKER, wait_for
+from tests.conftest import BROKER, idle, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 
 
@@ -98,7 +98,9 @@ async def test_the_sweep_hands_a_completion_whose_holder_died_to_the_retry_actor
     r = await complete(client, cart, "orphan")
     assert r.status_code == 200
     order = await Order.get(cart_id=cart["id"])
-    # (rewind it to the moment before placing: no order, key held by a dead process)
+    # (rewind it to the moment before placing: no order, key held by a dead process; once the
+    # placed order's own jobs have run, or they would fail on the order deleted under them)
+    await idle(worker)
     await Order.filter(id=order.id).delete()
     await Cart.filter(id=cart["id"]).update(completed_at=None)
     from models import LineItem, ShippingMethod
