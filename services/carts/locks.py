@@ -16,16 +16,25 @@ __all__ = ["lock_cart", "lock_cart_rows", "check_lines_open"]
 async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
     """The live cart with its region, its row locked until the caller's transaction ends (call it
     inside `atomic()`). A completed cart belongs to its order: with `editable` it is refused."""
+    cart = await _locked_row(cart_id)
+    _check_editable(cart, editable)
+    await cart.fetch_related("region")
+    return cart
+
+
+async def _locked_row(cart_id: str) -> Cart:
     cart = None
     if fits(Cart, cart_id):
         # The lock takes the cart row alone: a join would lock the region for every cart in it.
         cart = await Cart.filter(id=cart_id, deleted_at=None).select_for_update().first()
     if cart is None:
         raise NotFound(f"Cart with {cart_id} was not found")
+    return cart
+
+
+def _check_editable(cart: Cart, editable: bool) -> None:
     if editable and cart.completed_at is not None:
         raise NotAllowed("Cannot update a completed cart")
-    await cart.fetch_related("region")
-    return cart
 
 
 async def lock_cart_rows(
@@ -35,16 +44,11 @@ async def lock_cart_rows(
     by statements that start after the lock is held, so they see what the change before this
     one committed. A change that writes what it changes in memory too answers without reading
     the cart back."""
-    cart = None
-    if fits(Cart, cart_id):
-        cart = await Cart.filter(id=cart_id, deleted_at=None).select_for_update().first()
-    rows = None
-    if cart is not None:
-        rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted)
-    if rows is None:
+    await _locked_row(cart_id)
+    rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted)
+    if rows is None:  # the lock holds the row: only a deleted cart reads as none
         raise NotFound(f"Cart with {cart_id} was not found")
-    if editable and rows.cart.completed_at is not None:
-        raise NotAllowed("Cannot update a completed cart")
+    _check_editable(rows.cart, editable)
     return rows
 
 

@@ -30,7 +30,7 @@ from models import (
     Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, PaymentSession,
     Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
-from services.core.rows import RowBuilder
+from services.core.rows import RowBuilder, placeholders
 
 __all__ = [
     "CartRows", "read_cart", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
@@ -298,7 +298,7 @@ async def read_variants(ids: list[str], *, for_sale: bool, channel_id: str | Non
     sql = _STATEMENTS.get(key)
     if sql is None:
         # The channel's mark comes first, as it does in the text (SQLite's marks are positional).
-        marks = [f"${n}" if dialect != "sqlite" else "?" for n in range(1, len(ids) + 2)]
+        marks = placeholders(dialect, 1, len(ids) + 1)
         marks = marks[1:] + marks[:1] if channel_id is not None else marks
         columns = ", ".join(
             f'"{s.alias}"."{c}" AS "{s.alias}.{c}"' for s in (v, p, pf, ma) for c in s.columns

@@ -21,6 +21,7 @@ from services.carts.view import CartView
 from services.core import clock
 from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
+from services.core.rows import placeholders
 from services.gift_cards.gift_cards import create_gift_card
 from services.events.bus import emit
 from services.events import names as ev
@@ -161,13 +162,9 @@ async def take_stock(by_variant: dict[str, int]) -> None:
         return
     db = ProductVariant._meta.db
     ids = sorted(by_variant)
-    marks = iter(f"${n}" for n in range(1, 3 * len(ids) + 1)) if db.capabilities.dialect != "sqlite" else None
-
-    def mark() -> str:
-        return "?" if marks is None else next(marks)
-
-    cases = " ".join(f"WHEN {mark()} THEN CAST({mark()} AS INTEGER)" for _ in ids)
-    within = ", ".join(mark() for _ in ids)
+    marks = iter(placeholders(db.capabilities.dialect, 1, 3 * len(ids)))
+    cases = " ".join(f"WHEN {next(marks)} THEN CAST({next(marks)} AS INTEGER)" for _ in ids)
+    within = ", ".join(next(marks) for _ in ids)
     await db.execute_query(
         f'UPDATE "product_variant" SET "inventory_quantity" = "inventory_quantity" - CASE "id" {cases} END '
         f'WHERE "id" IN ({within})',
