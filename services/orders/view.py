@@ -92,12 +92,13 @@ def orders_query() -> QuerySet:
     )
 
 
-async def load_order_view(order_id: str, *, message: str = NOT_FOUND) -> OrderView:
-    """The order with that id; NotFound with `message` (formatted with `id`) otherwise."""
+async def load_order_view(order_id: str, *, message: str = NOT_FOUND, placed: bool = False) -> OrderView:
+    """The order with that id; NotFound with `message` (formatted with `id`) otherwise.
+    `placed`: see `load_placed_view`."""
     order = await orders_query().filter(id=order_id).first() if fits(Order, order_id) else None
     if order is None:
         raise NotFound(message.format(id=order_id))
-    return (await load_views([order]))[0]
+    return (await load_views([order], placed=placed))[0]
 
 
 async def load_order_view_by_cart(cart_id: str) -> OrderView:
@@ -111,10 +112,7 @@ async def load_order_view_by_cart(cart_id: str) -> OrderView:
 async def load_placed_view(order_id: str) -> OrderView:
     """The order completion has just placed: nothing can have happened to it after the sale
     yet, and its lines have adjustments only with a discount, so those rows are not read."""
-    order = await orders_query().filter(id=order_id).first() if fits(Order, order_id) else None
-    if order is None:
-        raise NotFound(NOT_FOUND.format(id=order_id))
-    return (await load_views([order], placed=True))[0]
+    return await load_order_view(order_id, placed=True)
 
 
 AFTER_SALE_RELATIONS = frozenset({"fulfillments", "refunds", "returns", "claims", "swaps"})  # what AfterSale shows
