@@ -19,6 +19,7 @@ from models import (
 )
 from services.carts.view import CartView
 from services.core import clock
+from services.core.db import atomic
 from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
 from services.core.rows import placeholders
@@ -134,42 +135,46 @@ async def restock(by_variant: dict[str, int], sign: int = +1) -> None:
 
 async def reserve_inventory(items: list[LineItem]) -> None:
     """Take each line's quantity from its variant's stock, unless the variant does not track
-    stock or allows backorders, in two statements whatever the number of lines: the variants'
-    rows locked in id order (two checkouts sharing variants cannot deadlock), then one UPDATE.
-    A concurrent checkout can never take stock below zero. Raises InsufficientInventory naming
-    every short variant."""
+    stock or allows backorders, in one statement whatever the number of lines: an UPDATE of the
+    variants' rows, locked in id order first (two checkouts sharing variants cannot deadlock),
+    that answers what each has left. Stock that would go below zero raises InsufficientInventory
+    naming every short variant, and the caller's transaction rolls the whole change back: a
+    concurrent checkout can never take stock below zero."""
     wanted = variant_quantities(
         (i.variant.id, i.quantity) for i in items
         if i.variant is not None and i.variant.manage_inventory and not i.variant.allow_backorder
     )
     if not wanted:
         return
-    stock = {v.id: v.inventory_quantity for v in await ProductVariant.filter(
-        Q(id__in=list(wanted)) & stocked()).order_by("id").select_for_update()}
-    short = [variant_id for variant_id in sorted(wanted) if variant_id in stock and stock[variant_id] < wanted[variant_id]]
-    if short:
-        raise InsufficientInventory(short)
-    # A variant that stopped tracking stock since the cart was read is not counted down.
-    await take_stock({variant_id: wanted[variant_id] for variant_id in stock})
+    async with atomic():  # the caller's, which a refusal rolls back
+        left = await take_stock(wanted)
+        short = sorted(variant_id for variant_id, quantity in left.items() if quantity < 0)
+        if short:
+            raise InsufficientInventory(short)
     for item in items:  # the lines' variants show what is left, as a read would
-        if item.variant is not None and item.variant.id in stock:
-            item.variant.inventory_quantity = stock[item.variant.id] - wanted[item.variant.id]
+        if item.variant is not None and item.variant.id in left:
+            item.variant.inventory_quantity = left[item.variant.id]
 
 
-async def take_stock(by_variant: dict[str, int]) -> None:
-    """One UPDATE lowering each variant's stock by its units (rows the caller has locked)."""
-    if not by_variant:
-        return
+async def take_stock(by_variant: dict[str, int]) -> dict[str, int]:
+    """One UPDATE lowering each variant's stock by its units, for the variants that still track
+    stock without backorders (one that stopped since the cart was read is not counted down),
+    their rows locked in id order before any is changed. Answers what each has left, below zero
+    where it was short: the caller refuses that inside its transaction."""
     db = ProductVariant._meta.db
+    dialect = db.capabilities.dialect
     ids = sorted(by_variant)
-    marks = iter(placeholders(db.capabilities.dialect, 1, 3 * len(ids)))
+    marks = iter(placeholders(dialect, 1, 3 * len(ids)))
     cases = " ".join(f"WHEN {next(marks)} THEN CAST({next(marks)} AS INTEGER)" for _ in ids)
     within = ", ".join(next(marks) for _ in ids)
-    await db.execute_query(
+    lock = "" if dialect == "sqlite" else ' ORDER BY "id" FOR UPDATE'  # SQLite has one writer at a time
+    rows = await db.execute_query_dict(  # the dict form answers an UPDATE's RETURNING rows
         f'UPDATE "product_variant" SET "inventory_quantity" = "inventory_quantity" - CASE "id" {cases} END '
-        f'WHERE "id" IN ({within})',
+        f'WHERE "id" IN (SELECT "id" FROM "product_variant" WHERE "id" IN ({within}) '
+        f'AND "manage_inventory" AND NOT "allow_backorder"{lock}) RETURNING "id", "inventory_quantity"',
         [value for variant_id in ids for value in (variant_id, by_variant[variant_id])] + ids,
     )
+    return {row["id"]: row["inventory_quantity"] for row in rows}
 
 
 async def place_order(

@@ -3,6 +3,7 @@ of DESIGN.md (adopt or generate the key, replay, 422 on reuse, one order per car
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 
@@ -256,3 +257,24 @@ async def test_completion_takes_the_same_statements_for_a_cart_of_one_line_or_tw
     shared = set(read) & set(orders[1])
     assert {"items", "payments", "shipping_methods", "total"} <= shared
     assert {k: orders[1][k] for k in shared} == {k: read[k] for k in shared}
+
+
+async def test_ten_checkouts_racing_for_seven_units_place_three_orders_and_leave_one(client, seeded):
+    # Given seven caps in stock and ten ready carts that each want two caps and a t-shirt, their
+    # lines in either order (each checkout locks the variants in id order, so none deadlocks)
+    await ProductVariant.filter(id__in=["variant_cap_black", "variant_t_shirt_s"]).update(
+        manage_inventory=True, allow_backorder=False, inventory_quantity=100)
+    carts = [await ready_cart(client, items=dict(sorted({"variant_cap_black": 2, "variant_t_shirt_s": 1}.items(),
+                                                        reverse=bool(n % 2)))) for n in range(10)]
+    await ProductVariant.filter(id="variant_cap_black").update(inventory_quantity=7)
+    # When all ten complete at once
+    answers = await asyncio.gather(*(complete(client, c, f"stock-race-{n}") for n, c in enumerate(carts)))
+    # I expect exactly three orders, seven refusals naming the cap, and the stock taken once per order
+    placed = [a for a in answers if a.status_code == 200 and a.json()["type"] == "order"]
+    refused = [a for a in answers if a.status_code == 409]
+    assert (len(placed), len(refused)) == (3, 7), [a.status_code for a in answers]
+    assert {a.json()["errors"][0]["code"] for a in refused} == {"insufficient_inventory"}
+    assert (await ProductVariant.get(id="variant_cap_black")).inventory_quantity == 1
+    assert (await ProductVariant.get(id="variant_t_shirt_s")).inventory_quantity == 97
+    assert await Order.filter(cart_id__in=[c["id"] for c in carts]).count() == 3
+    assert await Payment.filter(cart_id__in=[c["id"] for c in carts], canceled_at=None).count() == 3
