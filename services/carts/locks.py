@@ -39,13 +39,15 @@ def _check_editable(cart: Cart, editable: bool) -> None:
 
 async def lock_cart_rows(
     cart_id: str, *, stored_tax_lines: Callable[[Cart], bool], methods_wanted=None, editable: bool = True,
+    with_payment: bool = False,
 ) -> CartRows:
     """The live, editable cart locked as `lock_cart` locks it, then read whole (services/carts/reads.py)
     by statements that start after the lock is held, so they see what the change before this
     one committed. A change that writes what it changes in memory too answers without reading
     the cart back."""
     await _locked_row(cart_id)
-    rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted)
+    rows = await read_cart(
+        cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted, with_payment=with_payment)
     if rows is None:  # the lock holds the row: only a deleted cart reads as none
         raise NotFound(f"Cart with {cart_id} was not found")
     _check_editable(rows.cart, editable)

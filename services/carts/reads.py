@@ -2,7 +2,7 @@
 (DESIGN.md "Speed rules"; the region's own parts come from services/regions/parts.py):
 
 1. the cart with its region, addresses and sales channel, its payment sessions joined, and how
-   many shipping methods, discounts and gift cards it has;
+   many shipping methods, discounts and gift cards it has (and its live payment, when asked);
 2. its discounts with their rules, skipped when it has none;
 3. its gift cards, skipped when it has none;
 4. its lines with variant, product and shipping profile, their adjustments joined when the cart
@@ -27,7 +27,7 @@ from pypika_tortoise import functions as fn
 from tortoise.models import Model
 
 from models import (
-    Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, PaymentSession,
+    Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Payment, PaymentSession,
     Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
 from services.core.rows import RowBuilder, placeholders
@@ -58,6 +58,7 @@ class CartRows:
     item_tax_lines: dict[str, list[LineItemTaxLine]] = field(default_factory=dict)  # stored; when asked for
     method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)
     has_methods: bool = False  # whether it has shipping methods, read or not
+    payment: Payment | None = None  # its payment when not canceled; read only when asked for
 
 
 class _Source:
@@ -88,12 +89,13 @@ def _source(model: type[Model], alias: str) -> _Source:
 
 async def read_cart(
     cart_id: str, *, stored_tax_lines: Callable[[Cart], bool],
-    methods_wanted: Callable[[list[PaymentSession], list[Discount]], bool] | None = None,
+    methods_wanted: Callable[[list[PaymentSession], list[Discount]], bool] | None = None, with_payment: bool = False,
 ) -> CartRows | None:
     """The live cart's rows, or None. `stored_tax_lines(cart)`: whether its stored tax lines are
     wanted (they are not when its taxes are computed). `methods_wanted(sessions, discounts)`:
-    False when the caller is about to remove the shipping methods anyway (none are read)."""
-    cart, sessions, counts = await _cart(cart_id)
+    False when the caller is about to remove the shipping methods anyway (none are read).
+    `with_payment`: its payment (`cart.payment_id`, unless canceled) is joined to the first."""
+    cart, sessions, counts, payment = await _cart(cart_id, with_payment)
     if cart is None:
         return None
     discounts = await _discounts(cart) if counts["discounts"] else []
@@ -106,7 +108,7 @@ async def read_cart(
     return CartRows(
         cart=cart, payment_sessions=sessions, discounts=discounts, gift_cards=gift_cards, items=items,
         adjustments=adjustments, shipping_methods=methods, item_tax_lines=item_lines, method_tax_lines=method_lines,
-        has_methods=bool(counts["methods"]),
+        has_methods=bool(counts["methods"]), payment=payment,
     )
 
 
@@ -133,11 +135,12 @@ def _query():
     return Cart._meta.db.query_class
 
 
-async def _cart(cart_id: str) -> tuple[Cart | None, list[PaymentSession], dict[str, int]]:
+async def _cart(cart_id: str, with_payment: bool) -> tuple[Cart | None, list[PaymentSession], dict[str, int], Payment | None]:
     c, r, ship, bill, channel, ps = (
         _source(Cart, "c"), _source(Region, "r"), _source(Address, "sa"), _source(Address, "ba"),
         _source(SalesChannel, "sc"), _source(PaymentSession, "ps"),
     )
+    pay = _source(Payment, "pay")
     counted = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards"}
 
     def build(cart_id: str):
@@ -151,20 +154,24 @@ async def _cart(cart_id: str) -> tuple[Cart | None, list[PaymentSession], dict[s
             .select(*c.select(), *r.select(), *ship.select(), *bill.select(), *channel.select(), *ps.select())
             .where((c.table.id == cart_id) & c.table.deleted_at.isnull())
         )
+        if with_payment:
+            query = query.left_join(pay.table).on(
+                (pay.table.id == c.table.payment_id) & pay.table.canceled_at.isnull()).select(*pay.select())
         for name, table_name in counted.items():  # each table's rows of this cart, by its `cart_id`
             table = Table(table_name)
             query = query.select(_query().from_(table).select(fn.Count("*")).where(table.cart_id == c.table.id)
                                  .as_(f"n_{name}"))
         return ps.order(query)
 
-    rows = await _rows(("cart",), build, cart_id)
+    rows = await _rows(("cart", with_payment), build, cart_id)
     if not rows:
-        return None, [], {}
+        return None, [], {}, None
     cart = c.build(rows[0])
     for source, attr in ((r, "region"), (ship, "shipping_address"), (bill, "billing_address"), (channel, "sales_channel")):
         object.__setattr__(cart, f"_{attr}", source.build(rows[0]))
     sessions = [s for s in (ps.build(row) for row in rows) if s is not None]
-    return cart, sessions, {name: rows[0][f"n_{name}"] for name in counted}
+    payment = pay.build(rows[0]) if with_payment else None
+    return cart, sessions, {name: rows[0][f"n_{name}"] for name in counted}, payment
 
 
 async def _discounts(cart: Cart) -> list[Discount]:

@@ -1,7 +1,7 @@
 """Cart completion (reference store §3.5) with the idempotency contract of DESIGN.md.
 
 A completion moves through recovery points, each stage in its own transaction that first locks
-the cart row and commits together with the key's progress:
+the cart row:
 
     started            → the provider's tax lines are stored on the cart and the selected
                          payment session is authorized (a Payment row); a key at
@@ -9,6 +9,11 @@ the cart row and commits together with the key's progress:
     payment_authorized → the order is placed (services/checkout/placement.py), or a swap's
                          cart confirms its swap (services/swaps/confirmation.py)
     finished           → the response is stored and replayed for the key
+
+The cart's live payment is what says a completion got past authorizing: a key resumed at
+`started` finds it and goes on to placing. So the move to `payment_authorized` is not written
+(placing follows at once, and a statement per checkout is saved); a key left there by an earlier
+version goes on with placing.
 
 Every stage first looks at the cart: a completed cart answers its order, an authorized payment
 is reused, so stages are safe to repeat, and two requests on one cart (with different keys, or
@@ -102,6 +107,12 @@ class TransientFailure(UnexpectedState):
 
 
 @dataclass
+class _Run:
+    """What one run of a key has seen of its cart."""
+    numbered: bool = False  # a stage saw it open and not a swap's: placing takes a number unasked
+
+
+@dataclass
 class _Final:
     status: int
     build: Callable[[Answers], Awaitable[Any]]
@@ -160,19 +171,22 @@ async def hand_over_stalled(grace_seconds: float = STALLED_AFTER_SECONDS) -> int
 
 async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_retry: bool) -> Completion:
     stages = {"started": _tax_and_authorize, "tax_lines_created": _authorize, "payment_authorized": _place}
+    point, run = key.recovery_point, _Run()
     try:
         while True:
-            stage = stages.get(key.recovery_point)
+            stage = stages.get(point)
             if stage is None:
                 status, body = answers.refused(UnexpectedState("Unknown recovery point"))
-                final = _Final(status, _const(body))
+                outcome = _Final(status, _const(body))
             else:
-                final = await stage(key, cart_id)
-            if final is not None:
-                # As JSON text would carry it, so the first answer and every replay are the same.
-                body = orjson.loads(orjson.dumps(await final.build(answers)))
-                await idempotency.finish(key, final.status, body)
-                return Completion(key.idempotency_key, final.status, body)
+                outcome = await stage(key, cart_id, run)
+            if isinstance(outcome, str):  # the stage to go on with
+                point = outcome
+                continue
+            # As JSON text would carry it, so the first answer and every replay are the same.
+            body = orjson.loads(orjson.dumps(await outcome.build(answers)))
+            await idempotency.finish(key, outcome.status, body)
+            return Completion(key.idempotency_key, outcome.status, body)
     except InsufficientInventory as refusal:
         await _undo_authorization(cart_id)
         # Medusa answers a stock shortfall as a finished request: the key stores it and replays it.
@@ -182,7 +196,7 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
     except DomainError as refusal:
         # The shopper can fix this (select a session, drop a spent code): no answer is stored
         # for the key, so the same key works once the cart is right.
-        if key.recovery_point == "payment_authorized":
+        if point == "payment_authorized":
             await _undo_refused_placing(key, cart_id)
         else:
             await _forget_tax_lines(cart_id)
@@ -234,38 +248,41 @@ async def _cart_answer(answers: Answers, cart_id: str, **extra: Any) -> dict:
     return {"data": await answers.cart(cart_id), **extra, "type": "cart"}
 
 
-async def _locked(cart_id: str) -> tuple[CartView, StoredTaxLines]:
+async def _locked(cart_id: str, run: _Run) -> tuple[CartView, StoredTaxLines, Payment | None]:
     """The cart locked, completed or not, and read once under the lock with its taxes computed
-    as a payment computes them, with the tax lines it has stored."""
-    rows = await lock_cart_rows(cart_id, stored_tax_lines=lambda cart: True, editable=False)
-    return await view_of(rows, force_taxes=True), (rows.item_tax_lines, rows.method_tax_lines)
+    as a payment computes them, with the tax lines it has stored and its live payment."""
+    rows = await lock_cart_rows(cart_id, stored_tax_lines=lambda cart: True, editable=False, with_payment=True)
+    cart = rows.cart
+    run.numbered = cart.completed_at is None and cart.type != "swap"
+    live = rows.payment if cart.payment_authorized_at is not None else None
+    return await view_of(rows, force_taxes=True), (rows.item_tax_lines, rows.method_tax_lines), live
 
 
-async def _tax_and_authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
+async def _tax_and_authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
     """The first stage: the tax lines stored, then the payment authorized, in one transaction
     under one read of the cart (a key left at `tax_lines_created` by an earlier version goes on
     with `_authorize`)."""
     async with atomic():
-        view, stored = await _locked(cart_id)
+        view, stored, payment = await _locked(cart_id, run)
         if done := await _completed(view.cart):
             return done
         await store_tax_lines(view, stored)
-        return await _authorize_locked(key, view)
+        return await _authorize_locked(view, payment)
 
 
-async def _authorize(key: IdempotencyKey, cart_id: str) -> _Final | None:
+async def _authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
     async with atomic():
-        view, _ = await _locked(cart_id)
+        view, _, payment = await _locked(cart_id, run)
         if done := await _completed(view.cart):
             return done
-        return await _authorize_locked(key, view)
+        return await _authorize_locked(view, payment)
 
 
-async def _authorize_locked(key: IdempotencyKey, view: CartView) -> _Final | None:
-    """Authorize the cart's payment (none when one is live, or when nothing is to pay) and move
-    the key on; a session the shopper must act on answers the cart instead."""
+async def _authorize_locked(view: CartView, payment: Payment | None) -> _Final | str:
+    """Authorize the cart's payment (none when one is live, or when nothing is to pay) and go on
+    to placing; a session the shopper must act on answers the cart instead."""
     cart = view.cart
-    if await _live_payment(cart) is None:
+    if payment is None:
         shown = _shown_total(view)
         if shown is not None:
             _refuse_a_changed_total(view, shown)
@@ -276,8 +293,7 @@ async def _authorize_locked(key: IdempotencyKey, view: CartView) -> _Final | Non
                 return _Final(200, lambda answers: _cart_answer(answers, cart.id, payment_status=waiting))
         else:
             await Cart.filter(id=cart.id).update(payment_authorized_at=clock.now())
-    await idempotency.advance(key, "payment_authorized")
-    return None
+    return "payment_authorized"
 
 
 async def _authorize_session(cart: Cart, session: PaymentSession | None, total: int) -> str | None:
@@ -300,19 +316,21 @@ async def _authorize_session(cart: Cart, session: PaymentSession | None, total: 
     return None
 
 
-async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
-    if await Cart.filter(Q(id=cart_id) & (Q(completed_at__not_isnull=True) | Q(type="swap"))).exists():
-        display_id = None  # no number is spent on a cart that already has its order, nor on a swap's
-    else:
+async def _place(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
+    # No number is spent on a cart that already has its order, nor on a swap's: unless an earlier
+    # stage of this run saw it open, it is asked (a rare race may still leave a number unused).
+    if run.numbered or not await Cart.filter(
+            Q(id=cart_id) & (Q(completed_at__not_isnull=True) | Q(type="swap"))).exists():
         display_id = await next_display_id()  # outside the transaction: see services/orders/display_ids.py
+    else:
+        display_id = None
     async with atomic():
-        view, stored = await _locked(cart_id)
+        view, stored, payment = await _locked(cart_id, run)
         cart = view.cart
         if done := await _completed(cart):
             return done
         if display_id is None and cart.type != "swap":
             raise RuntimeError("cart lost its completion while being placed")  # transient: retried
-        payment = await _live_payment(cart)
         authorized = payment.amount if payment is not None else 0
         if authorized != _payable(view):
             if _shown_total(view) != _payable(view):
@@ -322,7 +340,7 @@ async def _place(key: IdempotencyKey, cart_id: str) -> _Final | None:
             if payment is not None:
                 await cancel_authorization(cart.id, payment)
             await idempotency.advance(key, "started")
-            return None
+            return "started"
         kept = await store_tax_lines(view, stored)
         if cart.type == "swap":
             return _swap_answer((await confirm_swap(view, payment)).id)

@@ -92,7 +92,8 @@ async def test_a_completion_interrupted_after_authorization_is_finished_by_the_r
     assert placing_fails_once["n"] == 2
 
 
-async def test_the_sweep_hands_a_completion_whose_holder_died_to_the_retry_actor(client, seeded, worker):
+@pytest.mark.parametrize("left_at", ["started", "payment_authorized"])  # as left now, and by earlier versions
+async def test_the_sweep_hands_a_completion_whose_holder_died_to_the_retry_actor(client, seeded, worker, left_at):
     # Given a completion whose process died after authorizing: the key is held, untouched for long
     cart = await ready_cart(client)
     r = await complete(client, cart, "orphan")
@@ -110,7 +111,7 @@ async def test_the_sweep_hands_a_completion_whose_holder_died_to_the_retry_actor
     await Payment.filter(cart_id=cart["id"]).update(order_id=None)
     long_ago = datetime.now(timezone.utc) - timedelta(minutes=10)
     await IdempotencyKey.filter(idempotency_key="orphan").update(
-        recovery_point="payment_authorized", response_code=None, response_body=None, locked_at=long_ago,
+        recovery_point=left_at, response_code=None, response_body=None, locked_at=long_ago,
         updated_at=long_ago,
     )
     # When the scheduler's sweep runs
@@ -119,6 +120,7 @@ async def test_the_sweep_hands_a_completion_whose_holder_died_to_the_retry_actor
     await wait_for(lambda: IdempotencyKey.get_or_none(idempotency_key="orphan", recovery_point="finished"))
     placed = await Order.get(cart_id=cart["id"])
     assert (await Payment.get(cart_id=cart["id"])).order_id == placed.id
+    assert await Payment.filter(cart_id=cart["id"]).count() == 1  # the live one reused, not a second
     assert await hand_over_stalled(grace_seconds=0) == 0
 
 
