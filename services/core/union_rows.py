@@ -3,12 +3,15 @@ size: a UNION ALL with one branch per kind of row, each branch filling its own c
 leaving the others NULL, instead of one statement per relation (DESIGN.md "Speed rules").
 
 A kind names its model, the column that names each row's parent, and its FROM … WHERE … with
-`{ids}` for the parents' marks (and `{region}` for one more mark, after the ids'). Kinds share a
-result column of the same name and type (`id`, `created_at`, `metadata`…), which keeps the
-union's rows narrow. Instances are built the way the ORM builds them (services/core/rows.py)."""
+`{ids}` for the parents' marks (and `{region}` for one more mark, before a branch's ids). Result
+columns are slots by type, shared by position: a kind's text columns fill `text_0`, `text_1`… in
+name order, its timestamps `timestamptz_0`…, so a row is as wide as the widest kind rather than
+all kinds together (the driver decodes every column of every row, NULL or not). Instances are
+built the way the ORM builds them (services/core/rows.py)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,20 +46,41 @@ def _sql_type(model: type[Model], column: str) -> str:
     return meta.fields_map[meta.fields_db_projection_reverse[column]].get_for_dialect("postgres", "SQL_TYPE")
 
 
+def _family(sql_type: str) -> str:
+    """A column's slot type: strings of any length share text slots; other types have their own."""
+    return "TEXT" if sql_type.startswith("VARCHAR") or sql_type == "TEXT" else sql_type
+
+
+def _slots_of(kind: Kind) -> dict[str, tuple[str, str]]:
+    """Each column of the kind's model, the slot it goes to and the slot's type."""
+    taken: dict[str, int] = {}
+    slots = {}
+    for column in sorted(kind.model._meta.db_fields):
+        family = _family(_sql_type(kind.model, column))
+        number = taken[family] = taken.get(family, -1) + 1
+        slots[column] = (f"{re.sub(r'[^a-z0-9]+', '_', family.lower()).strip('_')}_{number}", family)
+    return slots
+
+
 class UnionRows:
     """The statements and builders of one set of kinds, made once per process and dialect."""
 
     def __init__(self, kinds: tuple[Kind, ...]):
+        for kind in kinds:
+            if {"kind", "parent"} & set(kind.model._meta.db_fields):
+                raise ValueError(f"{kind.name}: a column named kind or parent would shadow the union's own")
         self.kinds = kinds
         self._statements: dict[tuple, str] = {}
         self._builders: dict[str, dict[str, RowBuilder]] = {}
+        self._slot_map: dict[str, dict[str, tuple[str, str]]] | None = None
 
-    def _slot(self, kind: Kind, column: str) -> str:
-        """The result column a kind's column goes to: the first kind's of that name when the
-        types agree, else one of its own."""
-        first = next(k for k in self.kinds if column in k.model._meta.db_fields)
-        same = _sql_type(first.model, column) == _sql_type(kind.model, column)
-        return column if same else f"{kind.name}.{column}"
+    @property
+    def _slots(self) -> dict[str, dict[str, tuple[str, str]]]:
+        """By kind, its columns' slots: worked out on first use, once the ORM has set up the
+        models (their foreign-key columns are known only then)."""
+        if self._slot_map is None:
+            self._slot_map = {kind.name: _slots_of(kind) for kind in self.kinds}
+        return self._slot_map
 
     def builders(self, dialect: str) -> dict[str, RowBuilder]:
         """One builder per kind, made once the ORM knows its database (how a column converts
@@ -64,7 +88,7 @@ class UnionRows:
         found = self._builders.get(dialect)
         if found is None:
             found = self._builders[dialect] = {
-                kind.name: RowBuilder(kind.model, lambda c, k=kind: self._slot(k, c)) for kind in self.kinds
+                kind.name: RowBuilder(kind.model, lambda c, k=kind: self._slots[k.name][c][0]) for kind in self.kinds
             }
         return found
 
@@ -77,16 +101,13 @@ class UnionRows:
         sql = self._statements.get(key)
         if sql is not None:
             return sql
-        slots: dict[str, str] = {}  # result column -> its type
-        for kind in kinds:
-            for column in sorted(kind.model._meta.db_fields):
-                slots.setdefault(self._slot(kind, column), _sql_type(kind.model, column))
+        slots = dict(sorted({slot for kind in kinds for slot in self._slots[kind.name].values()}))  # name: type
         ids = ",".join(placeholders(dialect, 1, count))
         region = placeholders(dialect, count + 1, 1)[0]
         branches = []
         for kind in kinds:
             number = self.kinds.index(kind)
-            mine = {self._slot(kind, c): c for c in kind.model._meta.db_fields}
+            mine = {slot: column for column, (slot, _) in self._slots[kind.name].items()}
             columns = ", ".join(
                 (f'"t"."{mine[slot]}"' if slot in mine else "NULL" if dialect == "sqlite"
                  else f"CAST(NULL AS {sql_type})") + f' AS "{slot}"' for slot, sql_type in slots.items()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tortoise.query_utils import Prefetch
 from tortoise.queryset import QuerySet
 
 from models import (
@@ -24,6 +23,7 @@ from services.swaps.view import load_swaps
 from services.core.errors import NotFound
 from services.core.listing import rows_by
 from services.core.ids import fits
+from services.orders.order_rows import load_order_rows
 from services.orders.totals import OrderTotals, PaymentInput, TransactionInput, order_totals
 from services.carts.totals import ItemInput, ShippingInput
 
@@ -84,12 +84,10 @@ class OrderView:
 
 
 def orders_query() -> QuerySet:
-    """Orders with their one-row relations joined and their discounts and gift cards prefetched:
-    the base of every order read, filtered and paged by the caller."""
-    return Order.all().select_related(*ORDER_JOINS).prefetch_related(
-        Prefetch("discounts", queryset=Discount.all().select_related("rule").order_by("created_at", "id")),
-        Prefetch("gift_cards", queryset=GiftCard.all().order_by("created_at", "id")),
-    )
+    """Orders with their one-row relations joined: the base of every order read, filtered and
+    paged by the caller, then given to `load_views` (which reads their discounts, gift cards
+    and every row below them in one statement)."""
+    return Order.all().select_related(*ORDER_JOINS)
 
 
 async def load_order_view(order_id: str, *, message: str = NOT_FOUND, placed: bool = False) -> OrderView:
@@ -151,46 +149,18 @@ async def load_views(
     if not orders:
         return []
     ids = [o.id for o in orders]
-    with_discounts = not placed or any(o.discounts for o in orders)
-    with_gift_cards = not placed or any(o.gift_cards for o in orders)
-    # The variant's product and its profile are joined for the dashboard's `items.variant.product`.
-    items = LineItem.filter(order_id__in=ids)
-    if line_detail:
-        items = items.select_related("variant__product__profile")
-    items = await items.order_by("created_at", "id")
-    methods = await ShippingMethod.filter(order_id__in=ids).select_related("shipping_option").order_by(
-        "created_at", "id"
-    )
-    item_ids, method_ids = [i.id for i in items], [m.id for m in methods]
-    adjustments = rows_by(
-        await LineItemAdjustment.filter(item_id__in=item_ids).order_by("created_at", "id") if with_discounts else [],
-        "item_id", item_ids,
-    ) if item_ids else {}
-    item_lines = rows_by(
-        await LineItemTaxLine.filter(item_id__in=item_ids).order_by("created_at", "id"), "item_id", item_ids,
-    ) if item_ids else {}
-    method_lines = rows_by(
-        await ShippingMethodTaxLine.filter(shipping_method_id__in=method_ids).order_by("created_at", "id"),
-        "shipping_method_id", method_ids,
-    ) if method_ids else {}
-    transactions = rows_by(
-        await GiftCardTransaction.filter(order_id__in=ids).select_related("gift_card").order_by("created_at", "id")
-        if with_gift_cards else [],
-        "order_id", ids,
-    )
-    payments = rows_by(await Payment.filter(order_id__in=ids).order_by("created_at", "id"), "order_id", ids)
-    items_of, methods_of = rows_by(items, "order_id", ids), rows_by(methods, "order_id", ids)
+    rows = await load_order_rows(orders, line_detail=line_detail)
     after_sale = {order_id: AfterSale() for order_id in ids} if placed or not after_sale \
         else await load_after_sale(ids)
     views = []
     for order in orders:
-        mine, shipped = items_of[order.id], methods_of[order.id]
+        mine, shipped = rows.items[order.id], rows.shipping_methods[order.id]
         parts = dict(
             order=order, items=mine, shipping_methods=shipped,
-            adjustments={i.id: adjustments[i.id] for i in mine},
-            item_tax_lines={i.id: item_lines[i.id] for i in mine},
-            method_tax_lines={m.id: method_lines[m.id] for m in shipped},
-            gift_card_transactions=transactions[order.id], payments=payments[order.id],
+            adjustments={i.id: rows.adjustments[i.id] for i in mine},
+            item_tax_lines={i.id: rows.item_tax_lines[i.id] for i in mine},
+            method_tax_lines={m.id: rows.method_tax_lines[m.id] for m in shipped},
+            gift_card_transactions=rows.transactions[order.id], payments=rows.payments[order.id],
         )
         views.append(OrderView(**parts, totals=compute_totals(**parts), after_sale=after_sale[order.id]))
     return views

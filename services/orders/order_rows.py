@@ -1,0 +1,122 @@
+"""The rows below a page of orders that their totals and answers need (discounts with their
+rules, gift cards, lines with their adjustments and tax lines, shipping methods with their
+options and tax lines, gift-card transactions with their cards, payments, and with
+`line_detail` each line's variant, product and profile), in one statement whatever the page size
+(services/core/union_rows.py), where reading them relation by relation took eleven.
+
+What it builds is what those reads built: every row, soft-deleted ones included (an order keeps
+its history), each list in creation order, the one-row relations set on their instances as a
+joined read sets them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from models import (
+    Discount, DiscountRule, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, Product,
+    ProductVariant, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
+)
+from services.core.union_rows import Kind, UnionRows
+
+__all__ = ["OrderRows", "load_order_rows"]
+
+_LINES = 'JOIN "line_item" "i" ON "i"."id" = "t"."item_id" WHERE "i"."order_id" IN ({ids})'
+_METHODS = 'JOIN "shipping_method" "m" ON "m"."id" = "t"."shipping_method_id" WHERE "m"."order_id" IN ({ids})'
+
+_ITEM = Kind("item", LineItem, '"t"."order_id"', 'FROM "line_item" "t" WHERE "t"."order_id" IN ({ids})')
+_METHOD = Kind("method", ShippingMethod, '"t"."order_id"',
+               'FROM "shipping_method" "t" WHERE "t"."order_id" IN ({ids})')
+_OPTION = Kind("option", ShippingOption, '"m"."id"',
+               'FROM "shipping_option" "t" JOIN "shipping_method" "m" ON "m"."shipping_option_id" = "t"."id" '
+               'WHERE "m"."order_id" IN ({ids})')
+_ITEM_TAX = Kind("item_tax", LineItemTaxLine, '"t"."item_id"', 'FROM "line_item_tax_line" "t" ' + _LINES)
+_METHOD_TAX = Kind("method_tax", ShippingMethodTaxLine, '"t"."shipping_method_id"',
+                   'FROM "shipping_method_tax_line" "t" ' + _METHODS)
+_PAYMENT = Kind("payment", Payment, '"t"."order_id"', 'FROM "payment" "t" WHERE "t"."order_id" IN ({ids})')
+_ADJUSTMENT = Kind("adjustment", LineItemAdjustment, '"t"."item_id"', 'FROM "line_item_adjustment" "t" ' + _LINES)
+_TRANSACTION = Kind("transaction", GiftCardTransaction, '"t"."order_id"',
+                    'FROM "gift_card_transaction" "t" WHERE "t"."order_id" IN ({ids})')
+_CARD = Kind("card", GiftCard, '"x"."id"',
+             'FROM "gift_card" "t" JOIN "gift_card_transaction" "x" ON "x"."gift_card_id" = "t"."id" '
+             'WHERE "x"."order_id" IN ({ids})')
+# Each line's variant, its product and the product's profile, by line: with `line_detail`.
+_VARIANT = Kind("variant", ProductVariant, '"i"."id"',
+                'FROM "product_variant" "t" JOIN "line_item" "i" ON "i"."variant_id" = "t"."id" '
+                'WHERE "i"."order_id" IN ({ids})')
+_PRODUCT = Kind("product", Product, '"i"."id"',
+                'FROM "product" "t" JOIN "product_variant" "v" ON "v"."product_id" = "t"."id" '
+                'JOIN "line_item" "i" ON "i"."variant_id" = "v"."id" WHERE "i"."order_id" IN ({ids})')
+_PROFILE = Kind("profile", ShippingProfile, '"i"."id"',
+                'FROM "shipping_profile" "t" JOIN "product" "p" ON "p"."profile_id" = "t"."id" '
+                'JOIN "product_variant" "v" ON "v"."product_id" = "p"."id" '
+                'JOIN "line_item" "i" ON "i"."variant_id" = "v"."id" WHERE "i"."order_id" IN ({ids})')
+_DISCOUNT = Kind("discount", Discount, '"j"."order_id"',
+                 'FROM "discount" "t" JOIN "order_discounts" "j" ON "j"."discount_id" = "t"."id" '
+                 'WHERE "j"."order_id" IN ({ids})')
+_RULE = Kind("rule", DiscountRule, '"d"."id"',
+             'FROM "discount_rule" "t" JOIN "discount" "d" ON "d"."rule_id" = "t"."id" '
+             'JOIN "order_discounts" "j" ON "j"."discount_id" = "d"."id" WHERE "j"."order_id" IN ({ids})')
+_GIFT_CARD = Kind("gift_card", GiftCard, '"j"."order_id"',
+                  'FROM "gift_card" "t" JOIN "order_gift_cards" "j" ON "j"."gift_card_id" = "t"."id" '
+                  'WHERE "j"."order_id" IN ({ids})')
+_ALWAYS = (_DISCOUNT, _RULE, _GIFT_CARD, _ITEM, _METHOD, _OPTION, _ITEM_TAX, _METHOD_TAX, _ADJUSTMENT, _TRANSACTION,
+           _CARD, _PAYMENT)
+_ROWS = UnionRows((*_ALWAYS, _VARIANT, _PRODUCT, _PROFILE))
+
+
+@dataclass
+class OrderRows:
+    items: dict[str, list[LineItem]] = field(default_factory=dict)  # by order id
+    shipping_methods: dict[str, list[ShippingMethod]] = field(default_factory=dict)  # by order id, with option
+    adjustments: dict[str, list[LineItemAdjustment]] = field(default_factory=dict)  # by item id
+    item_tax_lines: dict[str, list[LineItemTaxLine]] = field(default_factory=dict)  # by item id
+    method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)  # by method id
+    transactions: dict[str, list[GiftCardTransaction]] = field(default_factory=dict)  # by order id, with card
+    payments: dict[str, list[Payment]] = field(default_factory=dict)  # by order id
+
+
+async def load_order_rows(orders: list[Order], *, line_detail: bool) -> OrderRows:
+    """The rows below `orders`, every order's id a key of the by-order maps, and each order's
+    discounts (with their rules) and gift cards set on it as a prefetch sets them."""
+    order_ids = [o.id for o in orders]
+    found = await _ROWS.read(Order, order_ids, _ALWAYS + ((_VARIANT, _PRODUCT, _PROFILE) if line_detail else ()))
+
+    def one(kind: Kind, owner_id: str):
+        rows = found[kind.name].get(owner_id)
+        return rows[0] if rows else None
+
+    for order in orders:
+        discounts = found["discount"].get(order.id, [])
+        for discount in discounts:
+            object.__setattr__(discount, "_rule", one(_RULE, discount.id))
+        order.discounts._set_result_for_query(discounts)
+        order.gift_cards._set_result_for_query(found["gift_card"].get(order.id, []))
+    items = {order_id: found["item"].get(order_id, []) for order_id in order_ids}
+    methods = {order_id: found["method"].get(order_id, []) for order_id in order_ids}
+    item_ids = [i.id for lines in items.values() for i in lines]
+    method_ids = [m.id for shipped in methods.values() for m in shipped]
+    for shipped in methods.values():
+        for method in shipped:
+            object.__setattr__(method, "_shipping_option", one(_OPTION, method.id))
+    if line_detail:
+        for lines in items.values():
+            for item in lines:
+                variant = one(_VARIANT, item.id)
+                object.__setattr__(item, "_variant", variant)
+                if variant is not None:
+                    product = one(_PRODUCT, item.id)
+                    object.__setattr__(variant, "_product", product)
+                    if product is not None:
+                        object.__setattr__(product, "_profile", one(_PROFILE, item.id))
+    transactions = {order_id: found["transaction"].get(order_id, []) for order_id in order_ids}
+    for given in transactions.values():
+        for transaction in given:
+            object.__setattr__(transaction, "_gift_card", one(_CARD, transaction.id))
+    return OrderRows(
+        items=items, shipping_methods=methods,
+        adjustments={item_id: found["adjustment"].get(item_id, []) for item_id in item_ids},
+        item_tax_lines={item_id: found["item_tax"].get(item_id, []) for item_id in item_ids},
+        method_tax_lines={method_id: found["method_tax"].get(method_id, []) for method_id in method_ids},
+        transactions=transactions,
+        payments={order_id: found["payment"].get(order_id, []) for order_id in order_ids},
+    )
