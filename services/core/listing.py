@@ -79,8 +79,20 @@ async def find_page(
     if config.relations:
         page = page.prefetch_related(*prefetches(qs.model, config.relations, aliases))
     rows = await page
-    count = len(rows) + config.offset if len(rows) < config.limit and (rows or not config.offset) else await qs.count()
-    return rows, count
+    return rows, await _count(qs, config, len(rows))
+
+
+async def find_page_ids(qs: QuerySet, config: FindConfig) -> tuple[list, int]:
+    """One page of `qs`'s primary keys, for a caller that reads the rows itself, and the total
+    count of `qs`."""
+    page = _ordered(qs, config).offset(config.offset).limit(config.limit)
+    ids = list(await page.values_list(qs.model._meta.pk_attr, flat=True))
+    return ids, await _count(qs, config, len(ids))
+
+
+async def _count(qs: QuerySet, config: FindConfig, shown: int) -> int:
+    """The total, counted only when the page does not tell it (a full page, or one past the end)."""
+    return shown + config.offset if shown < config.limit and (shown or not config.offset) else await qs.count()
 
 
 async def find_one(qs: QuerySet, relations: tuple[str, ...], aliases: dict[str, str] | None = None) -> Model | None:

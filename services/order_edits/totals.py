@@ -20,7 +20,7 @@ from services.core.errors import NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, find_page
 # `_totals` is the order view's own step from loaded rows to totals: the one rule both must share.
-from services.orders.view import OrderView, compute_totals, load_views, orders_query, rows_by
+from services.orders.view import OrderView, compute_totals, load_views, read_orders, rows_by
 
 __all__ = [
     "EditView", "edit_status", "load_edit_view", "load_edit_views", "list_edits", "EDIT_NOT_FOUND",
@@ -96,7 +96,7 @@ async def load_edit_views(edits: list[OrderEdit]) -> list[EditView]:
         return []
     edit_ids = [e.id for e in edits]
     order_ids = list(dict.fromkeys(e.order_id for e in edits))
-    orders = {v.order.id: v for v in await load_views(list(await orders_query().filter(id__in=order_ids)))}
+    orders = {v.order.id: v for v in await load_views(await read_orders(order_ids))}
     items = list(
         await LineItem.filter(order_edit_id__in=edit_ids).select_related("variant").order_by("created_at", "id")
     )

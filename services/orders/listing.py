@@ -8,15 +8,16 @@ services/orders/view.py read once for every order on it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
 from services.core.errors import NotFound
-from services.core.listing import FindConfig, date_filters, find_page
-from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, orders_query
+from models import Order
+from services.core.listing import FindConfig, date_filters, find_page_ids
+from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, read_orders
 
 __all__ = ["OrderFilter", "list_orders", "lookup_order"]
 
@@ -44,7 +45,7 @@ class OrderFilter:
 
 
 def _filtered(f: OrderFilter) -> QuerySet:
-    qs = orders_query().filter(
+    qs = Order.filter(
         **date_filters(created_at=f.created_at, updated_at=f.updated_at, canceled_at=f.canceled_at)
     )
     for column in ("id", "status", "fulfillment_status", "payment_status", "region_id", "sales_channel_id"):
@@ -77,7 +78,8 @@ async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderVie
     """One page of orders with their relations and totals, and the total count. Lines are read
     with their variants only when the answer shows lines (the dashboard's order table shows
     only totals), and after-sale rows only when it shows them."""
-    orders, count = await find_page(_filtered(f), replace(config, relations=()))
+    ids, count = await find_page_ids(_filtered(f), config)
+    orders = await read_orders(ids)
     shown = {r.split(".")[0] for r in config.relations}
     return await load_views(orders, line_detail=bool(shown & {"items", "returnable_items"}),
                             after_sale=bool(shown & AFTER_SALE_RELATIONS)), count
@@ -86,7 +88,8 @@ async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderVie
 async def lookup_order(display_id: int, email: str, postal_code: str | None = None) -> OrderView:
     """The order with that number and email (and shipping postal code, when given: Medusa v1
     accepts it and ignores it). Anything else is the same NotFound, which tells nothing."""
-    order = await orders_query().filter(display_id=display_id, email__iexact=email.strip()).first()
+    ids = await Order.filter(display_id=display_id, email__iexact=email.strip()).limit(1).values_list("id", flat=True)
+    order = (await read_orders(list(ids)) or [None])[0]
     if order is None or (postal_code is not None and not _same_postal_code(order, postal_code)):
         raise NotFound("Not Found")
     return (await load_views([order]))[0]

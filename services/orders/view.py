@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tortoise.queryset import QuerySet
 
 from models import (
     Discount, Fulfillment, FulfillmentItem, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment,
@@ -23,19 +22,18 @@ from services.swaps.view import load_swaps
 from services.core.errors import NotFound
 from services.core.listing import rows_by
 from services.core.ids import fits
-from services.orders.order_rows import load_order_rows
+from services.orders.order_rows import load_order_rows, read_orders
 from services.orders.totals import OrderTotals, PaymentInput, TransactionInput, order_totals
 from services.carts.totals import ItemInput, ShippingInput
 
 __all__ = [
-    "OrderView", "orders_query", "load_views", "load_order_view", "load_order_view_by_cart", "load_placed_view",
+    "OrderView", "read_orders", "load_views", "load_order_view", "load_order_view_by_cart", "load_placed_view",
     "placed_view",
     "NOT_FOUND", "ADMIN_NOT_FOUND", "AFTER_SALE_RELATIONS", "compute_totals", "rows_by", "AfterSale", "load_after_sale",
 ]
 
 NOT_FOUND = "Order with id {id} was not found"  # the store's wording
 ADMIN_NOT_FOUND = "Order with id: {id} was not found"  # the admin's (reference extra §6.2)
-ORDER_JOINS = ("region", "customer", "shipping_address", "billing_address", "sales_channel")
 
 
 @dataclass
@@ -83,28 +81,21 @@ class OrderView:
         return [i for i in self.items if (i.shipped_quantity or 0) > (i.returned_quantity or 0)]
 
 
-def orders_query() -> QuerySet:
-    """Orders with their one-row relations joined: the base of every order read, filtered and
-    paged by the caller, then given to `load_views` (which reads their discounts, gift cards
-    and every row below them in one statement)."""
-    return Order.all().select_related(*ORDER_JOINS)
-
-
 async def load_order_view(order_id: str, *, message: str = NOT_FOUND, placed: bool = False) -> OrderView:
     """The order with that id; NotFound with `message` (formatted with `id`) otherwise.
     `placed`: see `load_placed_view`."""
-    order = await orders_query().filter(id=order_id).first() if fits(Order, order_id) else None
-    if order is None:
+    orders = await read_orders([order_id]) if fits(Order, order_id) else []
+    if not orders:
         raise NotFound(message.format(id=order_id))
-    return (await load_views([order], placed=placed))[0]
+    return (await load_views(orders, placed=placed))[0]
 
 
 async def load_order_view_by_cart(cart_id: str) -> OrderView:
     """The order placed from that cart."""
-    order = await orders_query().filter(cart_id=cart_id).first() if fits(Order, cart_id, "cart_id") else None
-    if order is None:
+    ids = await Order.filter(cart_id=cart_id).values_list("id", flat=True) if fits(Order, cart_id, "cart_id") else []
+    if not ids:
         raise NotFound(f"Order with cart id {cart_id} was not found")
-    return (await load_views([order]))[0]
+    return (await load_views(await read_orders(list(ids))))[0]
 
 
 async def load_placed_view(order_id: str) -> OrderView:
@@ -142,7 +133,7 @@ def placed_view(order: Order, cart: CartView, payment: Payment | None, tax_lines
 async def load_views(
     orders: list[Order], *, placed: bool = False, line_detail: bool = True, after_sale: bool = True,
 ) -> list[OrderView]:
-    """Views of orders read through `orders_query()`, in their order, with their totals.
+    """Views of orders read by `read_orders`, in their order, with their totals.
     `placed`: orders just placed (see `load_placed_view`). Without `line_detail` the lines come
     without their variant, product and profile, and without `after_sale` no after-sale row is
     read (an answer that shows neither; the totals need none of them)."""
