@@ -31,8 +31,8 @@ class ClaimParts:
     shipping_methods: list[ShippingMethod] = field(default_factory=list)  # with option and tax lines
 
 
-async def load_claims(order_ids: list[str]) -> dict[str, list[ClaimParts]]:
-    claims = await ClaimOrder.filter(order_id__in=order_ids, deleted_at=None).order_by("created_at", "id")
+async def load_claims(order_ids: list[str], claims: list[ClaimOrder]) -> dict[str, list[ClaimParts]]:
+    """The parts of `claims`, the live claims of the orders (read with them, services/orders/order_rows.py)."""
     out: dict[str, list[ClaimParts]] = {i: [] for i in order_ids}
     if not claims:
         return out

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from models import (
-    Address, Customer, Discount, DiscountRule, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, Product,
+    Address, ClaimOrder, Customer, Discount, Fulfillment, Refund, Return, Swap, DiscountRule, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, Product,
     ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
 from services.core.rows import RowBuilder, placeholders
-from services.core.union_rows import Kind, UnionRows
+from services.core.union_rows import Kind, UnionRows, live
 
 __all__ = ["OrderRows", "load_order_rows", "read_orders", "ORDER_JOINS"]
 
@@ -102,9 +102,20 @@ _RULE = Kind("rule", DiscountRule, '"d"."id"',
 _GIFT_CARD = Kind("gift_card", GiftCard, '"j"."order_id"',
                   'FROM "gift_card" "t" JOIN "order_gift_cards" "j" ON "j"."gift_card_id" = "t"."id" '
                   'WHERE "j"."order_id" IN ({ids})')
+# What happened after the sale, with `after_sale`: the first level (services/orders/view.py
+# load_after_sale reads what lies below). A swap's return shows under the swap, as in Medusa v1.
+_AFTER_SALE = (
+    Kind("fulfillment", Fulfillment, '"t"."order_id"', 'FROM "fulfillment" "t" WHERE "t"."order_id" IN ({ids})'),
+    Kind("refund", Refund, '"t"."order_id"', 'FROM "refund" "t" WHERE "t"."order_id" IN ({ids})'),
+    Kind("return", Return, '"t"."order_id"',
+         'FROM "return" "t" WHERE "t"."order_id" IN ({ids}) AND "t"."swap_id" IS NULL'),
+    Kind("claim", ClaimOrder, '"t"."order_id"',
+         'FROM "claim_order" "t" WHERE "t"."order_id" IN ({ids})' + live(ClaimOrder, "t")),
+    Kind("swap", Swap, '"t"."order_id"', 'FROM "swap" "t" WHERE "t"."order_id" IN ({ids})' + live(Swap, "t")),
+)
 _ALWAYS = (_DISCOUNT, _RULE, _GIFT_CARD, _ITEM, _METHOD, _OPTION, _ITEM_TAX, _METHOD_TAX, _ADJUSTMENT, _TRANSACTION,
            _CARD, _PAYMENT)
-_ROWS = UnionRows((*_ALWAYS, _VARIANT, _PRODUCT, _PROFILE))
+_ROWS = UnionRows((*_ALWAYS, _VARIANT, _PRODUCT, _PROFILE, *_AFTER_SALE))
 
 
 @dataclass
@@ -116,13 +127,16 @@ class OrderRows:
     method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)  # by method id
     transactions: dict[str, list[GiftCardTransaction]] = field(default_factory=dict)  # by order id, with card
     payments: dict[str, list[Payment]] = field(default_factory=dict)  # by order id
+    # With `after_sale`: by kind (fulfillment, refund, return, claim, swap), by order id.
+    after_sale: dict[str, dict[str, list]] = field(default_factory=dict)
 
 
-async def load_order_rows(orders: list[Order], *, line_detail: bool) -> OrderRows:
+async def load_order_rows(orders: list[Order], *, line_detail: bool, after_sale: bool = False) -> OrderRows:
     """The rows below `orders`, every order's id a key of the by-order maps, and each order's
     discounts (with their rules) and gift cards set on it as a prefetch sets them."""
     order_ids = [o.id for o in orders]
-    found = await _ROWS.read(Order, order_ids, _ALWAYS + ((_VARIANT, _PRODUCT, _PROFILE) if line_detail else ()))
+    found = await _ROWS.read(Order, order_ids, _ALWAYS + ((_VARIANT, _PRODUCT, _PROFILE) if line_detail else ())
+                             + (_AFTER_SALE if after_sale else ()))
 
     def one(kind: Kind, owner_id: str):
         rows = found[kind.name].get(owner_id)
@@ -162,4 +176,5 @@ async def load_order_rows(orders: list[Order], *, line_detail: bool) -> OrderRow
         method_tax_lines={method_id: found["method_tax"].get(method_id, []) for method_id in method_ids},
         transactions=transactions,
         payments={order_id: found["payment"].get(order_id, []) for order_id in order_ids},
+        after_sale={kind.name: found[kind.name] for kind in _AFTER_SALE} if after_sale else {},
     )

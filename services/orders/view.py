@@ -140,9 +140,10 @@ async def load_views(
     if not orders:
         return []
     ids = [o.id for o in orders]
-    rows = await load_order_rows(orders, line_detail=line_detail)
-    after_sale = {order_id: AfterSale() for order_id in ids} if placed or not after_sale \
-        else await load_after_sale(ids)
+    with_after_sale = after_sale and not placed
+    rows = await load_order_rows(orders, line_detail=line_detail, after_sale=with_after_sale)
+    after_sale = await load_after_sale(ids, rows.after_sale) if with_after_sale \
+        else {order_id: AfterSale() for order_id in ids}
     views = []
     for order in orders:
         mine, shipped = rows.items[order.id], rows.shipping_methods[order.id]
@@ -157,14 +158,16 @@ async def load_views(
     return views
 
 
-async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
-    """The after-sale rows of each order: four statements, and one more per kind of child row
-    that exists (fulfillment items and tracking links, return items, return shipping, a claim's
-    or a swap's rows)."""
-    fulfillments = await Fulfillment.filter(order_id__in=order_ids).order_by("created_at", "id")
-    refunds = await Refund.filter(order_id__in=order_ids).order_by("created_at", "id")
-    # A swap's return shows under the swap (`swaps.return_order`), as in Medusa v1.
-    returns = await Return.filter(order_id__in=order_ids, swap_id=None).order_by("created_at", "id")
+async def load_after_sale(order_ids: list[str], first: dict[str, dict[str, list]]) -> dict[str, AfterSale]:
+    """The after-sale rows of each order, from their first level (read with the rows below the
+    orders, services/orders/order_rows.py): one more statement per kind of child row that
+    exists (fulfillment items and tracking links, return items, return shipping, a claim's or a
+    swap's rows)."""
+
+    def firsts(kind: str) -> list:
+        return [row for order_id in order_ids for row in first[kind].get(order_id, [])]
+
+    fulfillments, refunds, returns = firsts("fulfillment"), firsts("refund"), firsts("return")
     ful_ids, ret_ids = [f.id for f in fulfillments], [r.id for r in returns]
     items = rows_by(await FulfillmentItem.filter(fulfillment_id__in=ful_ids).order_by("id"), "fulfillment_id",
                     ful_ids) if ful_ids else {}
@@ -179,9 +182,9 @@ async def load_after_sale(order_ids: list[str]) -> dict[str, AfterSale]:
         "tax_lines"
     ) if ret_ids else []
     out = {order_id: AfterSale() for order_id in order_ids}
-    for order_id, claims in (await load_claims(order_ids)).items():
+    for order_id, claims in (await load_claims(order_ids, firsts("claim"))).items():
         out[order_id].claims = claims
-    for order_id, swaps in (await load_swaps(order_ids)).items():
+    for order_id, swaps in (await load_swaps(order_ids, firsts("swap"))).items():
         out[order_id].swaps = swaps
     for f in fulfillments:
         part = out[f.order_id]

@@ -35,8 +35,8 @@ class SwapParts:
     order: Order | None = None  # read only when asked for (a swap shown on its own)
 
 
-async def load_swaps(order_ids: list[str]) -> dict[str, list[SwapParts]]:
-    swaps = await Swap.filter(order_id__in=order_ids, deleted_at=None).order_by("created_at", "id")
+async def load_swaps(order_ids: list[str], swaps: list[Swap]) -> dict[str, list[SwapParts]]:
+    """The parts of `swaps`, the live swaps of the orders (read with them, services/orders/order_rows.py)."""
     out: dict[str, list[SwapParts]] = {i: [] for i in order_ids}
     for parts in await load_swap_parts(swaps):
         out[parts.swap.order_id].append(parts)
