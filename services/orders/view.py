@@ -1,6 +1,8 @@
 """An order as the order routes answer it: the order with the relations its answers show and its
 totals (reference extra §6.3), read with a fixed number of statements whatever the number of
-lines or orders (DESIGN.md "Speed rules"): one per relation for a whole page, none per row.
+lines or orders (DESIGN.md "Speed rules"): the orders with their one-row relations, then every
+row below them in one statement (services/orders/order_rows.py), then what lies below their
+after-sale rows, one statement per kind that exists.
 
 The lines and shipping methods are the cart's rows, pointed at the order at completion; their
 tax lines were stored then, and a line's discount is its adjustment rows. Rows that were soft
