@@ -30,7 +30,7 @@ from services.events import names as ev
 __all__ = [
     "restock", "variant_quantities",
     "place_order", "InsufficientInventory", "GiftCardBalanceChanged", "reserve_inventory", "store_tax_lines",
-    "drop_tax_lines", "check_placeable", "stocked", "take_stock", "StoredTaxLines",
+    "drop_tax_lines", "check_placeable", "stocked", "StoredTaxLines",
 ]
 
 
@@ -147,7 +147,7 @@ async def reserve_inventory(items: list[LineItem]) -> None:
     if not wanted:
         return
     async with atomic():  # the caller's, which a refusal rolls back
-        left = await take_stock(wanted)
+        left = await _take_stock(wanted)
         short = sorted(variant_id for variant_id, quantity in left.items() if quantity < 0)
         if short:
             raise InsufficientInventory(short)
@@ -156,7 +156,7 @@ async def reserve_inventory(items: list[LineItem]) -> None:
             item.variant.inventory_quantity = left[item.variant.id]
 
 
-async def take_stock(by_variant: dict[str, int]) -> dict[str, int]:
+async def _take_stock(by_variant: dict[str, int]) -> dict[str, int]:
     """One UPDATE lowering each variant's stock by its units, for the variants that still track
     stock without backorders (one that stopped since the cart was read is not counted down),
     their rows locked in id order before any is changed. Answers what each has left, below zero

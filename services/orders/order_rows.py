@@ -13,17 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from models import (
-    Address, ClaimOrder, Customer, Discount, Fulfillment, Refund, Return, Swap, DiscountRule, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, Product,
-    ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
+    Address, ClaimOrder, Customer, Discount, DiscountRule, Fulfillment, GiftCard, GiftCardTransaction, LineItem,
+    LineItemAdjustment, LineItemTaxLine, Order, Payment, Product, ProductVariant, Refund, Region, Return, SalesChannel,
+    ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile, Swap,
 )
 from services.core.rows import RowBuilder, placeholders
 from services.core.union_rows import Kind, UnionRows, live
 
-__all__ = ["OrderRows", "load_order_rows", "read_orders", "ORDER_JOINS"]
+__all__ = ["OrderRows", "load_order_rows", "read_orders"]
 
 # The order's one-row relations, joined to it: (attribute, model, alias).
-ORDER_JOINS = (("region", Region, "r"), ("customer", Customer, "cu"), ("shipping_address", Address, "sa"),
-               ("billing_address", Address, "ba"), ("sales_channel", SalesChannel, "sc"))
+_ORDER_JOINS = (("region", Region, "r"), ("customer", Customer, "cu"), ("shipping_address", Address, "sa"),
+                ("billing_address", Address, "ba"), ("sales_channel", SalesChannel, "sc"))
 _ORDER_STATEMENTS: dict[tuple[str, int], str] = {}
 _ORDER_BUILDERS: dict[str, tuple[RowBuilder, tuple[RowBuilder, ...]]] = {}
 
@@ -42,8 +43,8 @@ async def read_orders(ids: list[str]) -> list[Order]:
     sql = _ORDER_STATEMENTS.get((dialect, len(ids)))
     if sql is None:
         joins = " ".join(f'LEFT JOIN "{model._meta.db_table}" "{alias}" ON "{alias}"."id" = "o"."{attr}_id"'
-                         for attr, model, alias in ORDER_JOINS)
-        columns = ", ".join([_columns(Order, "o"), *(_columns(model, alias) for _, model, alias in ORDER_JOINS)])
+                         for attr, model, alias in _ORDER_JOINS)
+        columns = ", ".join([_columns(Order, "o"), *(_columns(model, alias) for _, model, alias in _ORDER_JOINS)])
         sql = _ORDER_STATEMENTS[(dialect, len(ids))] = (
             f'SELECT {columns} FROM "orders" "o" {joins} '
             f'WHERE "o"."id" IN ({", ".join(placeholders(dialect, 1, len(ids)))})'
@@ -52,16 +53,17 @@ async def read_orders(ids: list[str]) -> list[Order]:
     if builders is None:  # once the ORM knows its database: how a column converts depends on the driver
         builders = _ORDER_BUILDERS[dialect] = (
             RowBuilder(Order, lambda c: f"o.{c}"),
-            tuple(RowBuilder(model, lambda c, a=alias: f"{a}.{c}") for _, model, alias in ORDER_JOINS),
+            tuple(RowBuilder(model, lambda c, a=alias: f"{a}.{c}") for _, model, alias in _ORDER_JOINS),
         )
     _, rows = await db.execute_query(sql, list(ids))
     found = {}
     for row in rows:
         order = builders[0].build(row)
-        for (attr, _, _), builder in zip(ORDER_JOINS, builders[1]):
+        for (attr, _, _), builder in zip(_ORDER_JOINS, builders[1]):
             object.__setattr__(order, f"_{attr}", builder.build(row))
         found[order.id] = order
     return [found[i] for i in ids if i in found]
+
 
 _LINES = 'JOIN "line_item" "i" ON "i"."id" = "t"."item_id" WHERE "i"."order_id" IN ({ids})'
 _METHODS = 'JOIN "shipping_method" "m" ON "m"."id" = "t"."shipping_method_id" WHERE "m"."order_id" IN ({ids})'

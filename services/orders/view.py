@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
 from models import (
     Discount, Fulfillment, FulfillmentItem, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment,
     LineItemTaxLine, Order, Payment, Refund, Return, ReturnItem, ShippingMethod, ShippingMethodTaxLine, TrackingLink,
