@@ -10,7 +10,6 @@ import time
 import uuid
 
 import httpx
-import pytest
 
 from tests.conftest import BACKEND, REDIS_URL, SETTINGS, _free_port
 from workers.cli import DEMO_SEED
@@ -40,19 +39,6 @@ def _wait_http(url: str, timeout: float = 30):
         except httpx.HTTPError:
             time.sleep(0.1)
     raise AssertionError(f"{url} did not answer")
-
-
-@pytest.fixture
-def processes():
-    started: list[subprocess.Popen] = []
-    yield started
-    for proc in started:
-        proc.terminate()
-    for proc in started:
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _job_state_sqlite(path: str, job_id: str):
