@@ -8,6 +8,7 @@ from sanic import Sanic
 
 from app.config import Settings
 from app.server import create_app
+from workers.balance import spread_connections
 from workers.broker import load_actors, setup_broker
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.logs import configure_logging
@@ -23,6 +24,7 @@ def build_app() -> Sanic:
     broker = setup_broker(settings)
     load_actors()
     app = create_app(settings, name="commerce")
+    spread_connections(app)
     if settings.embedded:
         attach_embedded_jobs(app, broker, settings)
     return app
