@@ -3,11 +3,12 @@
 
 1. the cart with its region, addresses and sales channel, its payment sessions joined, and how
    many shipping methods, discounts and gift cards it has (and its live payment, when asked);
+   UNION ALL its lines with variant, product and shipping profile: a plain cart (no discount,
+   taxes computed) is read in this one statement;
 2. its discounts with their rules, skipped when it has none;
 3. its gift cards, skipped when it has none;
-4. its lines with variant, product and shipping profile, their adjustments joined when the cart
-   has an amount discount (services/carts/discounts.py stores none otherwise) and their stored tax
-   lines when the caller needs them;
+4. its lines again, only when the cart has an amount discount (their adjustments joined;
+   services/carts/discounts.py stores none otherwise) or the caller needs their stored tax lines;
 5. its shipping methods with their options (and stored tax lines likewise), skipped when none.
 
 A one-to-many join repeats the parent's columns on each child row; the rows are folded back by
@@ -24,13 +25,14 @@ from typing import Any, Callable
 
 from pypika_tortoise import Order, Table
 from pypika_tortoise import functions as fn
+from pypika_tortoise.terms import LiteralValue, NullValue
 from tortoise.models import Model
 
 from models import (
     Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Payment, PaymentSession,
     Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
-from services.core.rows import RowBuilder, placeholders
+from services.core.rows import RowBuilder, placeholders, sql_type
 
 __all__ = [
     "CartRows", "read_cart", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
@@ -77,6 +79,13 @@ class _Source:
     def select(self) -> list:
         return [self.table.field(c).as_(f"{self.alias}.{c}") for c in self.columns]
 
+    def nulls(self, dialect: str) -> list:
+        """Its columns as NULLs, for a union's other branch (typed on PostgreSQL, which settles a
+        union's column types branch by branch)."""
+        if dialect == "sqlite":
+            return [NullValue().as_(f"{self.alias}.{c}") for c in self.columns]
+        return [fn.Cast(NullValue(), sql_type(self.model, c)).as_(f"{self.alias}.{c}") for c in self.columns]
+
     def order(self, query):
         return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
 
@@ -95,13 +104,17 @@ async def read_cart(
     wanted (they are not when its taxes are computed). `methods_wanted(sessions, discounts)`:
     False when the caller is about to remove the shipping methods anyway (none are read).
     `with_payment`: its payment (`cart.payment_id`, unless canceled) is joined to the first."""
-    cart, sessions, counts, payment = await _cart(cart_id, with_payment)
-    if cart is None:
+    cart_rows, line_rows = await _cart_and_lines(cart_id, with_payment)
+    if not cart_rows:
         return None
+    cart, sessions, counts, payment = _fold_cart(cart_rows, with_payment)
     discounts = await _discounts(cart) if counts["discounts"] else []
     gift_cards = await _gift_cards(cart) if counts["gift_cards"] else []
-    with_taxes = stored_tax_lines(cart)
-    items, adjustments, item_lines = await _items(cart.id, amount_discount(discounts) is not None, with_taxes)
+    with_taxes, with_adjustments = stored_tax_lines(cart), amount_discount(discounts) is not None
+    if with_taxes or with_adjustments:  # the lines again, with what only such a cart needs
+        items, adjustments, item_lines = await _items(cart.id, with_adjustments, with_taxes)
+    else:
+        items, adjustments, item_lines = _fold_items(line_rows, False, False)
     methods, method_lines = [], {}
     if counts["methods"] and (methods_wanted is None or methods_wanted(sessions, discounts)):
         methods, method_lines = await _methods(cart.id, with_taxes)
@@ -135,43 +148,95 @@ def _query():
     return Cart._meta.db.query_class
 
 
-async def _cart(cart_id: str, with_payment: bool) -> tuple[Cart | None, list[PaymentSession], dict[str, int], Payment | None]:
-    c, r, ship, bill, channel, ps = (
-        _source(Cart, "c"), _source(Region, "r"), _source(Address, "sa"), _source(Address, "ba"),
-        _source(SalesChannel, "sc"), _source(PaymentSession, "ps"),
+_COUNTED = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards"}
+
+
+def _cart_sources(with_payment: bool) -> list[_Source]:
+    sources = [_source(Cart, "c"), _source(Region, "r"), _source(Address, "sa"), _source(Address, "ba"),
+               _source(SalesChannel, "sc"), _source(PaymentSession, "ps")]
+    return sources + [_source(Payment, "pay")] if with_payment else sources
+
+
+def _line_sources() -> list[_Source]:
+    return [_source(LineItem, "li"), _source(ProductVariant, "v"), _source(Product, "p"),
+            _source(ShippingProfile, "pf")]
+
+
+def _cart_query(cart_id: str, with_payment: bool, after: list):
+    """The cart's row (one per payment session), its columns followed by `after`."""
+    c, r, ship, bill, channel, ps, *pay = _cart_sources(with_payment)
+    query = (
+        _query().from_(c.table)
+        .join(r.table).on(r.table.id == c.table.region_id)
+        .left_join(ship.table).on(ship.table.id == c.table.shipping_address_id)
+        .left_join(bill.table).on(bill.table.id == c.table.billing_address_id)
+        .left_join(channel.table).on(channel.table.id == c.table.sales_channel_id)
+        .left_join(ps.table).on(ps.table.cart_id == c.table.id)
+        .where((c.table.id == cart_id) & c.table.deleted_at.isnull())
     )
-    pay = _source(Payment, "pay")
-    counted = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards"}
+    if pay:
+        query = query.left_join(pay[0].table).on((pay[0].table.id == c.table.payment_id)
+                                                 & pay[0].table.canceled_at.isnull())
+    query = query.select(LiteralValue("0").as_("part"), *(col for source in (c, r, ship, bill, channel, ps, *pay)
+                                                        for col in source.select()))
+    for name, table_name in _COUNTED.items():  # each table's rows of this cart, by its `cart_id`
+        table = Table(table_name)
+        query = query.select(_query().from_(table).select(fn.Count("*")).where(table.cart_id == c.table.id)
+                             .as_(f"n_{name}"))
+    return query.select(*after)
 
-    def build(cart_id: str):
-        query = (
-            _query().from_(c.table)
-            .join(r.table).on(r.table.id == c.table.region_id)
-            .left_join(ship.table).on(ship.table.id == c.table.shipping_address_id)
-            .left_join(bill.table).on(bill.table.id == c.table.billing_address_id)
-            .left_join(channel.table).on(channel.table.id == c.table.sales_channel_id)
-            .left_join(ps.table).on(ps.table.cart_id == c.table.id)
-            .select(*c.select(), *r.select(), *ship.select(), *bill.select(), *channel.select(), *ps.select())
-            .where((c.table.id == cart_id) & c.table.deleted_at.isnull())
-        )
-        if with_payment:
-            query = query.left_join(pay.table).on(
-                (pay.table.id == c.table.payment_id) & pay.table.canceled_at.isnull()).select(*pay.select())
-        for name, table_name in counted.items():  # each table's rows of this cart, by its `cart_id`
-            table = Table(table_name)
-            query = query.select(_query().from_(table).select(fn.Count("*")).where(table.cart_id == c.table.id)
-                                 .as_(f"n_{name}"))
-        return ps.order(query)
 
-    rows = await _rows(("cart", with_payment), build, cart_id)
-    if not rows:
-        return None, [], {}, None
+def _lines_query(cart_id: str, before: list, children: list):
+    """The cart's lines with variant, product and profile, after the columns `before`, then each
+    of `children` (source, key naming the line) joined."""
+    li, v, p, pf = _line_sources()
+    query = (
+        _query().from_(li.table)
+        .left_join(v.table).on(v.table.id == li.table.variant_id)
+        .left_join(p.table).on(p.table.id == v.table.product_id)
+        .left_join(pf.table).on(pf.table.id == p.table.profile_id)
+        .select(*before, *li.select(), *v.select(), *p.select(), *pf.select())
+        .where(li.table.cart_id == cart_id)
+    )
+    for child, key in children:
+        query = query.left_join(child.table).on(child.table.field(key) == li.table.id).select(*child.select())
+    return query
+
+
+async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list]:
+    """The cart's rows and its plain lines' rows, in one statement: the cart's branch leaves the
+    lines' columns NULL and the lines' branch the cart's."""
+    db = Cart._meta.db
+    dialect = db.capabilities.dialect
+    key = (dialect, "cart+lines", with_payment)
+    sql = _STATEMENTS.get(key)
+    if sql is None:
+        cart_nulls = [LiteralValue("1").as_("part")] + [n for source in _cart_sources(with_payment)
+                                                      for n in source.nulls(dialect)]
+        cart_nulls += [(NullValue() if dialect == "sqlite" else fn.Cast(NullValue(), "BIGINT")).as_(f"n_{name}")
+                       for name in _COUNTED]
+        line_nulls = [n for source in _line_sources() for n in source.nulls(dialect)]
+        branches = []
+        for query in (_cart_query(_MARK, with_payment, line_nulls), _lines_query(_MARK, cart_nulls, [])):
+            text, params = query.get_parameterized_sql()
+            if params != [_MARK]:  # each branch must take the id once, as a parameter
+                raise RuntimeError(f"cart statement has parameters {params!r}")
+            branches.append(text)
+        sql = _STATEMENTS[key] = " UNION ALL ".join(branches) + (
+            ' ORDER BY "part","ps.created_at","ps.id","li.created_at","li.id"')
+    _, rows = await db.execute_query(sql, [cart_id, cart_id] if dialect == "sqlite" else [cart_id])
+    cart_rows = [row for row in rows if row["part"] == 0]
+    return cart_rows, rows[len(cart_rows):]
+
+
+def _fold_cart(rows: list, with_payment: bool) -> tuple[Cart, list[PaymentSession], dict[str, int], Payment | None]:
+    c, r, ship, bill, channel, ps, *pay = _cart_sources(with_payment)
     cart = c.build(rows[0])
     for source, attr in ((r, "region"), (ship, "shipping_address"), (bill, "billing_address"), (channel, "sales_channel")):
         object.__setattr__(cart, f"_{attr}", source.build(rows[0]))
     sessions = [s for s in (ps.build(row) for row in rows) if s is not None]
-    payment = pay.build(rows[0]) if with_payment else None
-    return cart, sessions, {name: rows[0][f"n_{name}"] for name in counted}, payment
+    payment = pay[0].build(rows[0]) if pay else None
+    return cart, sessions, {name: rows[0][f"n_{name}"] for name in _COUNTED}, payment
 
 
 async def _discounts(cart: Cart) -> list[Discount]:
@@ -183,28 +248,22 @@ async def _gift_cards(cart: Cart) -> list[GiftCard]:
 
 
 async def _items(cart_id: str, with_adjustments: bool, with_tax_lines: bool):
-    li, v, p = _source(LineItem, "li"), _source(ProductVariant, "v"), _source(Product, "p")
-    pf = _source(ShippingProfile, "pf")
     a, t = _source(LineItemAdjustment, "a"), _source(LineItemTaxLine, "t")
     children = [(source, "item_id") for source, wanted in ((a, with_adjustments), (t, with_tax_lines)) if wanted]
 
     def build(cart_id: str):
-        query = (
-            _query().from_(li.table)
-            .left_join(v.table).on(v.table.id == li.table.variant_id)
-            .left_join(p.table).on(p.table.id == v.table.product_id)
-            .left_join(pf.table).on(pf.table.id == p.table.profile_id)
-            .select(*li.select(), *v.select(), *p.select(), *pf.select())
-            .where(li.table.cart_id == cart_id)
-        )
-        query = li.order(query)
-        for child, key in children:
-            query = child.order(
-                query.left_join(child.table).on(child.table.field(key) == li.table.id).select(*child.select())
-            )
+        query = _lines_query(cart_id, [], children)
+        for source in [_line_sources()[0]] + [child for child, _ in children]:
+            query = source.order(query)
         return query
 
     rows = await _rows(("items", with_adjustments, with_tax_lines), build, cart_id)
+    return _fold_items(rows, with_adjustments, with_tax_lines)
+
+
+def _fold_items(rows: list, with_adjustments: bool, with_tax_lines: bool):
+    li, v, p, pf = _line_sources()
+    a, t = _source(LineItemAdjustment, "a"), _source(LineItemTaxLine, "t")
     items: dict[str, LineItem] = {}
     # Lines of one variant, variants of one product and products of one profile share one
     # instance, as they share one row.

@@ -13,7 +13,7 @@ from tortoise.fields import DatetimeField
 from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
-__all__ = ["RowBuilder", "placeholders"]
+__all__ = ["RowBuilder", "placeholders", "sql_type"]
 
 
 class RowBuilder:
@@ -63,3 +63,9 @@ def _utc_datetime(field: DatetimeField) -> Callable:
 def placeholders(dialect: str, start: int, count: int) -> list[str]:
     """`count` parameter marks from the `start`-th (1-based): `$n` on PostgreSQL, `?` on SQLite."""
     return ["?"] * count if dialect == "sqlite" else [f"${n}" for n in range(start, start + count)]
+
+
+def sql_type(model: type[Model], column: str) -> str:
+    """The PostgreSQL type of a model's column (for a typed NULL in a union's other branch)."""
+    meta = model._meta
+    return meta.fields_map[meta.fields_db_projection_reverse[column]].get_for_dialect("postgres", "SQL_TYPE")

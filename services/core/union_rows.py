@@ -17,7 +17,7 @@ from typing import Any
 
 from tortoise.models import Model
 
-from services.core.rows import RowBuilder, placeholders
+from services.core.rows import RowBuilder, placeholders, sql_type
 
 __all__ = ["Kind", "UnionRows", "live", "relation_order"]
 
@@ -41,11 +41,6 @@ def relation_order(model: type[Model]):
     return lambda obj: tuple((getattr(obj, n) is None, getattr(obj, n)) for n in names)
 
 
-def _sql_type(model: type[Model], column: str) -> str:
-    meta = model._meta
-    return meta.fields_map[meta.fields_db_projection_reverse[column]].get_for_dialect("postgres", "SQL_TYPE")
-
-
 def _family(sql_type: str) -> str:
     """A column's slot type: strings of any length share text slots; other types have their own."""
     return "TEXT" if sql_type.startswith("VARCHAR") or sql_type == "TEXT" else sql_type
@@ -56,7 +51,7 @@ def _slots_of(kind: Kind) -> dict[str, tuple[str, str]]:
     taken: dict[str, int] = {}
     slots = {}
     for column in sorted(kind.model._meta.db_fields):
-        family = _family(_sql_type(kind.model, column))
+        family = _family(sql_type(kind.model, column))
         number = taken[family] = taken.get(family, -1) + 1
         slots[column] = (f"{re.sub(r'[^a-z0-9]+', '_', family.lower()).strip('_')}_{number}", family)
     return slots

@@ -260,6 +260,19 @@ async def test_a_cart_is_read_in_at_most_five_statements_for_one_line_or_twenty(
     assert body["gift_card_total"] == (500 if with_offers else 0)
 
 
+async def test_a_plain_cart_is_read_in_one_statement_and_a_shipped_one_in_two(client, seeded):
+    # Given carts of one line and of twenty, without discount or gift card, in a region computing its taxes
+    variants = await ProductVariant.all().order_by("id").limit(20).values_list("id", flat=True)
+    carts = [await new_cart(client, "NA", {v: 1 for v in chosen}) for chosen in (variants[:1], variants)]
+    # When each is read, then read again once shipped
+    plain, body = await _read_counts(client, carts)
+    assert len(body["items"]) == 20 and all(i["variant"]["product"]["id"] for i in body["items"])
+    shipped, body = await _read_counts(client, [await ship(client, cart) for cart in carts])
+    # I expect the cart and its lines in one statement, and its shipping methods in one more
+    assert (plain, shipped) == ([1, 1], [2, 2])
+    assert body["shipping_methods"] and body["total"] == body["subtotal"] + body["shipping_total"] + body["tax_total"]
+
+
 async def test_a_cart_with_tax_rate_overrides_and_stored_tax_lines_is_read_in_five_statements(client, seeded):
     # Given EU rates on a product, a product type and the shipping option, and carts of one line and of three
     eu = await Region.get(name="EU")
