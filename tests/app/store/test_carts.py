@@ -267,6 +267,7 @@ async def test_a_plain_cart_is_read_in_one_statement_and_a_shipped_one_in_two(cl
     # When each is read, then read again once shipped
     plain, body = await _read_counts(client, carts)
     assert len(body["items"]) == 20 and all(i["variant"]["product"]["id"] for i in body["items"])
+    assert [i["variant_id"] for i in body["items"]] == list(variants)  # in the order they were added
     shipped, body = await _read_counts(client, [await ship(client, cart) for cart in carts])
     # I expect the cart and its lines in one statement, and its shipping methods in one more
     assert (plain, shipped) == ([1, 1], [2, 2])
