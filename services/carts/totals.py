@@ -43,7 +43,7 @@ def check_amount(name: str, amount: int) -> int:
 def check_totals(totals, prefix: str = ""):
     """The totals (a dataclass of amounts), if each fits; else InvalidData naming the first that does not."""
     for name, value in vars(totals).items():
-        if isinstance(value, int):
+        if isinstance(value, int) and not _MIN_AMOUNT <= value <= MAX_AMOUNT:
             check_amount(f"{prefix}{name}", value)
     return totals
 
@@ -62,7 +62,8 @@ def tax_on(amount: int, rate: float) -> int:
     """`amount × rate / 100`, rounded half up."""
     if not rate or not amount:
         return 0
-    return round_half_up(amount * _percent(rate))
+    percent = _percent(rate)  # floor(x + 1/2) in integers: floor((2·amount·n + d) / 2d)
+    return (2 * amount * percent.numerator + percent.denominator) // (2 * percent.denominator)
 
 
 @dataclass(frozen=True)
@@ -127,8 +128,10 @@ def item_totals(item: ItemInput) -> ItemTotals:
     # A discount never exceeds the line; on a credit line (a swap cart's returned units, below
     # zero) it is a credit too, never beyond the line's.
     discount = min(item.discount, subtotal) if subtotal >= 0 else max(item.discount, subtotal)
-    tax = sum(tax_on(subtotal - discount, r) for r in item.tax_rates)
-    original_tax = sum(tax_on(subtotal, r) for r in item.tax_rates)
+    tax = original_tax = 0
+    for rate in item.tax_rates:
+        tax += tax_on(subtotal - discount, rate)
+        original_tax += tax_on(subtotal, rate)
     return check_totals(ItemTotals(
         subtotal=subtotal, discount_total=discount, tax_total=tax, original_tax_total=original_tax,
         total=subtotal - discount + tax, original_total=subtotal + original_tax,

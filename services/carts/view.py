@@ -140,11 +140,11 @@ def compute_totals(
     discount = amount_discount(discounts)
 
     def discount_of(item: LineItem) -> int:
-        if not item.allow_discounts:
+        found = adjustments.get(item.id) if item.allow_discounts else None
+        if not found:
             return 0
         return sum(
-            a.amount for a in adjustments.get(item.id, ())
-            if a.discount_id is None or (discount is not None and a.discount_id == discount.id)
+            a.amount for a in found if a.discount_id is None or (discount is not None and a.discount_id == discount.id)
         )
 
     return cart_totals(
