@@ -25,12 +25,12 @@ class RowBuilder:
         self.columns = sorted(meta.db_fields)
         self.pk_key = key_of(meta.db_pk_column)
         self.custom_pk = meta.db_pk_column not in meta.generated_db_fields
-        plan = [(attr, key_of(column), None) for column, attr, _ in meta.db_native_fields]
-        plan += [(attr, key_of(column), f.field_type) for column, attr, f in meta.db_default_fields]
+        self.plain = tuple((attr, key_of(column)) for column, attr, _ in meta.db_native_fields)
+        converted = [(attr, key_of(column), f.field_type) for column, attr, f in meta.db_default_fields]
         for column, attr, f in meta.db_complex_fields:
             convert = _utc_datetime(f) if isinstance(f, DatetimeField) else f.to_python_value
-            plan.append((attr, key_of(column), convert))
-        self.plan = plan
+            converted.append((attr, key_of(column), convert))
+        self.converted = tuple(converted)
 
     def build(self, row) -> Any:
         """The instance in `row`, or None where an outer join (or a union's other branch) found nothing."""
@@ -40,22 +40,26 @@ class RowBuilder:
         values = obj.__dict__
         values["_partial"], values["_saved_in_db"] = False, True
         values["_custom_generated_pk"], values["_await_when_save"] = self.custom_pk, {}
-        for attr, key, convert in self.plan:
+        for attr, key in self.plain:
+            values[attr] = row[key]
+        for attr, key, convert in self.converted:
             value = row[key]
-            values[attr] = value if convert is None or value is None else convert(value)
+            values[attr] = None if value is None else convert(value)
         return obj
 
 
 def _utc_datetime(field: DatetimeField) -> Callable:
     """The field's conversion, with a shortcut for what PostgreSQL's driver returns when the
-    ORM's time zone is UTC: an aware UTC datetime only takes the ORM's UTC tzinfo."""
+    ORM's time zone is UTC: an aware UTC datetime is kept as it comes. It is the same instant as
+    the ORM's (equal, serialized alike); only its tzinfo object differs, and giving it the ORM's
+    cost a 100-line cart a fifth of its folding time."""
     zone = get_default_timezone()
     if not get_use_tz() or getattr(zone, "key", None) != "UTC":
         return field.to_python_value
 
     def convert(value):
         if type(value) is datetime and value.tzinfo is timezone.utc:
-            return value.replace(tzinfo=zone)
+            return value
         return field.to_python_value(value)
     return convert
 
