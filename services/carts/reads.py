@@ -32,7 +32,7 @@ from models import (
     Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Payment, PaymentSession,
     Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
-from services.core.rows import RowBuilder, placeholders, sql_type
+from services.core.rows import RowBuilder, aliased_columns, placeholders, sql_type
 
 __all__ = [
     "CartRows", "read_cart", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
@@ -80,14 +80,16 @@ class _Source:
         return [self.table.field(c).as_(f"{self.alias}.{c}") for c in self.columns]
 
     def nulls(self, dialect: str) -> list:
-        """Its columns as NULLs, for a union's other branch (typed on PostgreSQL, which settles a
-        union's column types branch by branch)."""
-        if dialect == "sqlite":
-            return [NullValue().as_(f"{self.alias}.{c}") for c in self.columns]
-        return [fn.Cast(NullValue(), sql_type(self.model, c)).as_(f"{self.alias}.{c}") for c in self.columns]
+        """Its columns as NULLs, for a union's other branch."""
+        return [_null(dialect, sql_type(self.model, c)).as_(f"{self.alias}.{c}") for c in self.columns]
 
     def order(self, query):
         return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
+
+
+def _null(dialect: str, type_: str):
+    """A NULL, typed on PostgreSQL (which settles a union's column types branch by branch)."""
+    return NullValue() if dialect == "sqlite" else fn.Cast(NullValue(), type_)
 
 
 @lru_cache(maxsize=None)
@@ -136,12 +138,17 @@ async def _rows(shape: tuple, build: Callable[[str], Any], cart_id: str) -> list
     key = (db.capabilities.dialect, *shape)
     sql = _STATEMENTS.get(key)
     if sql is None:
-        sql, params = build(_MARK).get_parameterized_sql()
-        if params != [_MARK]:  # the shape must take the id once, as a parameter
-            raise RuntimeError(f"cart statement {shape} has parameters {params!r}")
-        _STATEMENTS[key] = sql
+        sql = _STATEMENTS[key] = _text(build(_MARK))
     _, rows = await db.execute_query(sql, [cart_id])
     return rows
+
+
+def _text(query) -> str:
+    """The query's SQL, built with `_MARK` for the cart id: it must take the id once, as a parameter."""
+    sql, params = query.get_parameterized_sql()
+    if params != [_MARK]:
+        raise RuntimeError(f"cart statement has parameters {params!r}")
+    return sql
 
 
 def _query():
@@ -213,17 +220,11 @@ async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list]
     if sql is None:
         cart_nulls = [LiteralValue("1").as_("part")] + [n for source in _cart_sources(with_payment)
                                                       for n in source.nulls(dialect)]
-        cart_nulls += [(NullValue() if dialect == "sqlite" else fn.Cast(NullValue(), "BIGINT")).as_(f"n_{name}")
-                       for name in _COUNTED]
+        cart_nulls += [_null(dialect, "BIGINT").as_(f"n_{name}") for name in _COUNTED]
         line_nulls = [n for source in _line_sources() for n in source.nulls(dialect)]
-        branches = []
-        for query in (_cart_query(_MARK, with_payment, line_nulls), _lines_query(_MARK, cart_nulls, [])):
-            text, params = query.get_parameterized_sql()
-            if params != [_MARK]:  # each branch must take the id once, as a parameter
-                raise RuntimeError(f"cart statement has parameters {params!r}")
-            branches.append(text)
         # Unsorted: sorting the union's wide rows costs the server more than sorting here.
-        sql = _STATEMENTS[key] = " UNION ALL ".join(branches)
+        branches = (_cart_query(_MARK, with_payment, line_nulls), _lines_query(_MARK, cart_nulls, []))
+        sql = _STATEMENTS[key] = " UNION ALL ".join(_text(query) for query in branches)
     _, rows = await db.execute_query(sql, [cart_id, cart_id] if dialect == "sqlite" else [cart_id])
     cart_rows, line_rows = [], []
     for row in rows:
@@ -345,9 +346,7 @@ async def read_region_with_default_channel(region_id: str) -> tuple[Region | Non
     sql = _STATEMENTS.get(key)
     if sql is None:
         mark = "?" if db.capabilities.dialect == "sqlite" else "$1"
-        columns = ", ".join(
-            f'"{source.alias}"."{c}" AS "{source.alias}.{c}"' for source in (r, sc) for c in source.columns
-        )
+        columns = ", ".join(aliased_columns(source.model, source.alias) for source in (r, sc))
         sql = _STATEMENTS[key] = (
             f'SELECT {columns} FROM "region" "r" LEFT JOIN "sales_channel" "sc" '
             f'ON "sc"."id" = (SELECT "default_sales_channel_id" FROM "store" LIMIT 1) AND "sc"."deleted_at" IS NULL '
@@ -376,9 +375,7 @@ async def read_variants(ids: list[str], *, for_sale: bool, channel_id: str | Non
         # The channel's mark comes first, as it does in the text (SQLite's marks are positional).
         marks = placeholders(dialect, 1, len(ids) + 1)
         marks = marks[1:] + marks[:1] if channel_id is not None else marks
-        columns = ", ".join(
-            f'"{s.alias}"."{c}" AS "{s.alias}.{c}"' for s in (v, p, pf, ma) for c in s.columns
-        )
+        columns = ", ".join(aliased_columns(s.model, s.alias) for s in (v, p, pf, ma))
         in_channel = "1" if channel_id is None else (
             f'(SELECT COUNT(*) FROM "product_sales_channel" "psc" WHERE "psc"."product_id" = "p"."id" '
             f'AND "psc"."sales_channel_id" = {marks[-1]})'

@@ -13,7 +13,7 @@ from tortoise.fields import DatetimeField
 from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
-__all__ = ["RowBuilder", "placeholders", "sql_type"]
+__all__ = ["RowBuilder", "aliased_columns", "placeholders", "sql_type"]
 
 
 class RowBuilder:
@@ -62,6 +62,12 @@ def _utc_datetime(field: DatetimeField) -> Callable:
             return value
         return field.to_python_value(value)
     return convert
+
+
+def aliased_columns(model: type[Model], alias: str) -> str:
+    """The model's columns under `alias`, each named `alias.column` (a RowBuilder's keys), for a
+    hand-written SELECT."""
+    return ", ".join(f'"{alias}"."{c}" AS "{alias}.{c}"' for c in sorted(model._meta.db_fields))
 
 
 def placeholders(dialect: str, start: int, count: int) -> list[str]:

@@ -17,7 +17,7 @@ from models import (
     LineItemAdjustment, LineItemTaxLine, Order, Payment, Product, ProductVariant, Refund, Region, Return, SalesChannel,
     ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile, Swap,
 )
-from services.core.rows import RowBuilder, placeholders
+from services.core.rows import RowBuilder, aliased_columns, placeholders
 from services.core.union_rows import Kind, UnionRows, live
 
 __all__ = ["OrderRows", "load_order_rows", "read_orders"]
@@ -27,10 +27,6 @@ _ORDER_JOINS = (("region", Region, "r"), ("customer", Customer, "cu"), ("shippin
                 ("billing_address", Address, "ba"), ("sales_channel", SalesChannel, "sc"))
 _ORDER_STATEMENTS: dict[tuple[str, int], str] = {}
 _ORDER_BUILDERS: dict[str, tuple[RowBuilder, tuple[RowBuilder, ...]]] = {}
-
-
-def _columns(model, alias: str) -> str:
-    return ", ".join(f'"{alias}"."{c}" AS "{alias}.{c}"' for c in sorted(model._meta.db_fields))
 
 
 async def read_orders(ids: list[str]) -> list[Order]:
@@ -44,7 +40,8 @@ async def read_orders(ids: list[str]) -> list[Order]:
     if sql is None:
         joins = " ".join(f'LEFT JOIN "{model._meta.db_table}" "{alias}" ON "{alias}"."id" = "o"."{attr}_id"'
                          for attr, model, alias in _ORDER_JOINS)
-        columns = ", ".join([_columns(Order, "o"), *(_columns(model, alias) for _, model, alias in _ORDER_JOINS)])
+        columns = ", ".join([aliased_columns(Order, "o"),
+                             *(aliased_columns(model, alias) for _, model, alias in _ORDER_JOINS)])
         sql = _ORDER_STATEMENTS[(dialect, len(ids))] = (
             f'SELECT {columns} FROM "orders" "o" {joins} '
             f'WHERE "o"."id" IN ({", ".join(placeholders(dialect, 1, len(ids)))})'
