@@ -258,6 +258,9 @@ async def run_pre_processing(job_id: str, *, takeover_seconds: float = outbox.TA
             job.result = result
             if not job.dry_run:
                 _apply(job, "confirm")
+                # The lease goes in the commit that sends the next stage's message: a worker
+                # taking that message at once must not find the job still held by this run.
+                job.lease_token = None
                 await outbox.enqueue(PROCESS_ACTOR, job.id)
             await job.save()
         return {"status": job.status}

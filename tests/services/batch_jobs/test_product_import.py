@@ -16,7 +16,10 @@ from models import (
     ProductVariant, Region, SalesChannel,
 )
 from services.batch_jobs.product_import import strategy as product_import
-from services.batch_jobs.lifecycle import cancel_batch_job, create_batch_job, resume_stalled, run_pre_processing, run_processing
+from jobs import outbox
+from services.batch_jobs.lifecycle import (
+    PROCESS_ACTOR, cancel_batch_job, create_batch_job, resume_stalled, run_pre_processing, run_processing,
+)
 from services.files import configure, storage
 from services.store.defaults import get_store
 from tests.conftest import SETTINGS, settings
@@ -278,6 +281,26 @@ async def test_cancel_during_processing_stops_before_the_next_chunk(files, admin
 
 class WorkerDied(BaseException):
     """Stands for the process being killed: nothing of ours catches it."""
+
+
+async def test_a_process_message_run_the_instant_it_is_sent_finds_the_job_free(files, admin, monkeypatch):
+    # Given an import whose pre-processing sends the "process" message as it commits
+    job = await import_job(admin.id, many_mugs(4), chunk_size=2)
+    outcomes = []
+
+    async def run_at_once(sent: Job) -> bool:  # a worker that takes the message the instant it is sent
+        if sent.actor_name == PROCESS_ACTOR:
+            outcomes.append(await run_processing(*sent.args))
+        return True
+
+    monkeypatch.setattr(outbox, "send", run_at_once)
+    # When that message runs before the pre-processing run has returned
+    await run_pre_processing(job.id)
+    # Then it processes the job rather than finding it still held and doing nothing
+    assert outcomes == [{"status": "completed"}]
+    job = await BatchJob.get(id=job.id)
+    assert job.status == "completed" and job.lease_token is None
+    assert await Product.all().count() == 4
 
 
 async def test_a_run_whose_worker_died_is_resumed_after_its_last_checkpoint_without_duplicates(
