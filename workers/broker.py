@@ -7,12 +7,12 @@ import importlib
 import logging
 
 import dramatiq
-from dramatiq.brokers.redis import RedisBroker
 from dramatiq.brokers.stub import StubBroker
 from dramatiq.middleware import AsyncIO
 
 from app.config import Settings
 from workers.tracking import JobTracking
+from workers.wakeups import WakingRedisBroker
 
 __all__ = ["setup_broker", "load_actors", "ACTOR_MODULES", "QUEUES"]
 
@@ -38,7 +38,7 @@ def setup_broker(settings: Settings) -> dramatiq.Broker:
         import redis
 
         client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=10)
-        broker: dramatiq.Broker = RedisBroker(client=client, namespace=settings.redis_namespace)
+        broker: dramatiq.Broker = WakingRedisBroker(client=client, namespace=settings.redis_namespace)
     else:
         broker = StubBroker()
     broker.add_middleware(AsyncIO())

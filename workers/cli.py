@@ -123,7 +123,8 @@ def shutdown_timeout_ms(grace_seconds: float) -> int:
 def worker(settings: Settings, processes: int, threads: int) -> None:
     if settings.embedded:
         sys.exit("commerce worker needs REDIS_URL: without it, jobs run inside `commerce serve`")
-    env = {**os.environ, "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "100")}
+    # How long an idle consumer waits for a wake-up token (workers/wakeups.py) before looking anyway.
+    env = {**os.environ, "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "1000")}
     args = [sys.executable, "-m", "workers.dramatiq_main", "workers.boot", "--processes", str(processes),
             "--threads", str(threads), "--queues", *QUEUES,
             "--worker-shutdown-timeout", str(shutdown_timeout_ms(settings.worker_grace_seconds))]
