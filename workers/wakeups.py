@@ -54,13 +54,13 @@ class _WakingConsumer(_RedisConsumer):
         super().__init__(broker, queue_name, prefetch, 0)  # the parent's miss then never sleeps
         self.wait_ms = timeout
         self.key = wake_key(broker.namespace, queue_name)
-        self.holds_delayed = queue_name == dq_name(queue_name)
+        self.is_delay_queue = queue_name == dq_name(queue_name)
 
     def __next__(self):
         message = super().__next__()
         if message is not None:
             return message
-        if self.outstanding_message_count >= self.prefetch or (self.holds_delayed and self.queued_message_ids):
+        if self.outstanding_message_count >= self.prefetch or (self.is_delay_queue and self.queued_message_ids):
             self.misses, backoff_ms = compute_backoff(self.misses, max_backoff=min(POLL_MS, self.wait_ms))
             time.sleep(backoff_ms / 1000)
             return None
