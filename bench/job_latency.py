@@ -16,25 +16,23 @@ import asyncio
 import statistics
 import time
 
-from tortoise import Tortoise
-
 from app.config import Settings
+from workers.broker import load_actors, setup_broker
+from workers.cli import with_db
 
 
 async def _run(jobs: int, pause: float) -> list[float]:
     settings = Settings.from_env()
     if settings.embedded:
         raise SystemExit("set REDIS_URL (and the store's DATABASE_URL): this measures the worker processes")
-    from workers.broker import load_actors, setup_broker
-
     setup_broker(settings)
     load_actors()
-    await Tortoise.init(config=settings.tortoise_config())
-    from jobs import outbox
-    from models import Job
 
-    took = []
-    try:
+    async def timed() -> list[float]:
+        from jobs import outbox
+        from models import Job
+
+        took = []
         for _ in range(jobs):
             await asyncio.sleep(pause)  # the consumers go idle
             started = time.perf_counter()
@@ -42,9 +40,9 @@ async def _run(jobs: int, pause: float) -> list[float]:
             while (await Job.get(id=job.id)).status not in ("succeeded", "failed"):
                 await asyncio.sleep(0.002)
             took.append((time.perf_counter() - started) * 1000)
-    finally:
-        await Tortoise.close_connections()
-    return took
+        return took
+
+    return await with_db(settings, timed)
 
 
 def main() -> None:

@@ -37,7 +37,7 @@ from workers.logs import configure_logging
 DEMO_SEED = Path(__file__).with_name("demo") / "seed.json"
 
 
-async def _with_db(settings: Settings, work):
+async def with_db(settings: Settings, work):
     if settings.database_url.startswith("sqlite://"):
         path = settings.database_url[len("sqlite://"):]
         if path and path != ":memory:":
@@ -60,7 +60,7 @@ async def migrate(settings: Settings) -> None:
         await run_migrations(config=settings.tortoise_config())
     finally:  # an open SQLite connection's thread would keep a failed run from exiting
         await Tortoise.close_connections()
-    await _with_db(settings, ensure_defaults)
+    await with_db(settings, ensure_defaults)
 
 
 async def seed(settings: Settings, path: Path) -> dict:
@@ -68,20 +68,20 @@ async def seed(settings: Settings, path: Path) -> dict:
 
     data = json.loads(path.read_text())
     await migrate(settings)
-    return await _with_db(settings, lambda: load_seed(data))
+    return await with_db(settings, lambda: load_seed(data))
 
 
 async def _store_is_empty(settings: Settings) -> bool:
     from models import Product
 
-    return await _with_db(settings, lambda: Product.all().count()) == 0
+    return await with_db(settings, lambda: Product.all().count()) == 0
 
 
 async def _has_demo_admin(settings: Settings) -> bool:
     from models import User
     from workers.banner import DEMO_ADMIN
 
-    return await _with_db(settings, lambda: User.filter(email=DEMO_ADMIN[0], deleted_at=None).exists())
+    return await with_db(settings, lambda: User.filter(email=DEMO_ADMIN[0], deleted_at=None).exists())
 
 
 def _shared_metrics_dir() -> None:
@@ -149,7 +149,7 @@ async def ping(settings: Settings, timeout: float) -> dict:
             await asyncio.sleep(0.2)
         return {"job": job.id, "status": job.status, "result": job.result, "error": job.last_error}
 
-    return await _with_db(settings, work)
+    return await with_db(settings, work)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -249,15 +249,15 @@ def _user(settings: Settings, args) -> None:
     from services.users.users import create_user, issue_api_token, set_user_password
 
     if args.action == "create":
-        user = _run_domain(_with_db(settings, lambda: create_user(
+        user = _run_domain(with_db(settings, lambda: create_user(
             args.email, args.password, role=args.role, first_name=args.first_name, last_name=args.last_name,
         )))
         print(json.dumps({"id": user.id, "email": user.email, "role": user.role}))
     elif args.action == "password":
-        user = _run_domain(_with_db(settings, lambda: set_user_password(args.email, args.password)))
+        user = _run_domain(with_db(settings, lambda: set_user_password(args.email, args.password)))
         print(json.dumps({"id": user.id, "email": user.email}))
     else:
-        print(_run_domain(_with_db(settings, lambda: issue_api_token(args.email))))
+        print(_run_domain(with_db(settings, lambda: issue_api_token(args.email))))
 
 
 def _jobs(settings: Settings, args) -> None:
@@ -266,7 +266,7 @@ def _jobs(settings: Settings, args) -> None:
 
     setup_broker(settings)  # retry sends through the deployment's broker (embedded: the sweep does)
     if args.action == "list":
-        found = _run_domain(_with_db(settings, lambda: control.list_jobs(
+        found = _run_domain(with_db(settings, lambda: control.list_jobs(
             status=args.status, actor=args.actor, limit=args.limit,
         )))
         for job in found:
@@ -277,7 +277,7 @@ def _jobs(settings: Settings, args) -> None:
         "retry": lambda: control.retry_job(args.id, send_now=not settings.embedded),
         "cancel": lambda: control.cancel_job(args.id),
     }[args.action]
-    print(json.dumps(control.describe(_run_domain(_with_db(settings, work)), full=True)))
+    print(json.dumps(control.describe(_run_domain(with_db(settings, work)), full=True)))
 
 
 def _run_domain(coro):

@@ -18,7 +18,7 @@ from dramatiq.brokers.redis import RedisBroker, _RedisConsumer
 from dramatiq.common import compute_backoff, dq_name
 from dramatiq.errors import ConnectionClosed
 
-__all__ = ["WakingRedisBroker", "wake_key"]
+__all__ = ["WakingRedisBroker"]
 
 # Enough tokens for every consumer of a queue to wake; more would only mean empty fetches.
 TOKENS_KEPT = 16
@@ -26,7 +26,7 @@ TOKENS_KEPT = 16
 POLL_MS = 100
 
 
-def wake_key(namespace: str, queue_name: str) -> str:
+def _wake_key(namespace: str, queue_name: str) -> str:
     return f"{namespace}:{queue_name}.wake"
 
 
@@ -37,7 +37,7 @@ class WakingRedisBroker(RedisBroker):
 
     def do_enqueue(self, queue_name: str, *args):
         result = self._dispatch("enqueue")(queue_name, *args)
-        key = wake_key(self.namespace, queue_name)
+        key = _wake_key(self.namespace, queue_name)
         with self.client.pipeline(transaction=False) as pipe:
             pipe.lpush(key, 1).ltrim(key, 0, TOKENS_KEPT - 1).execute()
         return result
@@ -53,7 +53,7 @@ class _WakingConsumer(_RedisConsumer):
     def __init__(self, broker, queue_name, prefetch, timeout):
         super().__init__(broker, queue_name, prefetch, 0)  # the parent's miss then never sleeps
         self.wait_ms = timeout
-        self.key = wake_key(broker.namespace, queue_name)
+        self.key = _wake_key(broker.namespace, queue_name)
         self.is_delay_queue = queue_name == dq_name(queue_name)
 
     def __next__(self):
