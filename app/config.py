@@ -269,6 +269,9 @@ class Settings:
         return tortoise_config(self.database_url)
 
 
+MAX_CACHED_STATEMENT_BYTES = 64 * 1024
+
+
 async def _keep_session(connection) -> None:
     """Pool release without asyncpg's RESET ALL round trip. asyncpg still rolls back a forgotten
     transaction; we never change session settings or take session-level advisory locks."""
@@ -285,6 +288,10 @@ def tortoise_config(database_url: str) -> dict:
         connection = expand_db_url(url)
         credentials = connection["credentials"]
         credentials.setdefault("maxsize", 10)  # `?maxsize=` on the URL overrides
+        # asyncpg prepares and caches statements up to 15 KiB only; a larger one is parsed and
+        # planned again on every run. The one-statement reads of an order page with the admin
+        # dashboard's expand, or of a cart with all its relations, are 12-28 KiB.
+        credentials.setdefault("max_cacheable_statement_size", MAX_CACHED_STATEMENT_BYTES)
         credentials["reset"] = _keep_session
     return {
         "connections": {"default": connection},

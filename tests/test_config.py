@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.config import DEFAULT_SECRET, ConfigError, Settings, tortoise_config
+from app.config import DEFAULT_SECRET, MAX_CACHED_STATEMENT_BYTES, ConfigError, Settings, tortoise_config
 
 SECRET = "k3J9-vQz8_Lp2wXr7TnB5mYc-Hd4sW1aZ6"  # long and random enough for production
 PRODUCTION = {"COMMERCE_ENV": "production", "COOKIE_SECRET": SECRET, "JWT_SECRET": SECRET[::-1]}
@@ -154,6 +154,8 @@ def test_postgres_urls_become_an_asyncpg_pool_of_ten_without_reset_round_trips(u
     assert (credentials["host"], credentials["port"], credentials["database"]) == ("db", 5432, "shop")
     assert (credentials["user"], credentials["password"]) == ("shop", "pw")
     assert credentials["maxsize"] == 10 and callable(credentials["reset"])
+    # asyncpg's own limit (15 KiB) would leave the order page's one read of its rows unprepared
+    assert credentials["max_cacheable_statement_size"] == MAX_CACHED_STATEMENT_BYTES >= 32 * 1024
 
 
 def test_the_pool_size_on_the_url_wins():

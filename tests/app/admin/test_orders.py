@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from app.config import MAX_CACHED_STATEMENT_BYTES
 from models import Customer, Discount, LineItem, Order, ProductVariant
 from tests.cart_factories import discount, shopper
 from tests.conftest import count_queries
@@ -321,3 +322,7 @@ async def test_the_dashboards_order_list_and_page_take_the_same_statements_for_o
     # the order page reads its order, the rows below (with the after-sale ones) and the
     # fulfillment's items and tracking links (sixteen before)
     assert len(counts["list"]) <= 4 and len(counts["page"]) <= 5, {k: len(v) for k, v in counts.items()}
+    # and each is short enough for the pool's prepared-statement cache: a longer one would be
+    # parsed and planned again on every read (the page's one read of the rows below is ~27 KiB)
+    sizes = [len(q.rpartition(": [")[0] or q) for qs in counts.values() for q in qs]
+    assert max(sizes) <= MAX_CACHED_STATEMENT_BYTES, sizes
