@@ -156,6 +156,14 @@ def test_postgres_urls_become_an_asyncpg_pool_of_ten_without_reset_round_trips(u
     assert credentials["maxsize"] == 10 and callable(credentials["reset"])
     # asyncpg's own limit (15 KiB) would leave the order page's one read of its rows unprepared
     assert credentials["max_cacheable_statement_size"] == MAX_CACHED_STATEMENT_BYTES >= 32 * 1024
+    # the sessions price a random page read as on an SSD (services/orders/test_order_rows.py)
+    assert credentials["server_settings"] == {"random_page_cost": "1.1"}
+
+
+def test_the_random_page_cost_on_the_url_wins():
+    credentials = tortoise_config("postgres://db/shop?random_page_cost=4")["connections"]["default"]["credentials"]
+    assert credentials["server_settings"] == {"random_page_cost": "4"} and "random_page_cost" not in {
+        k for k in credentials if k != "server_settings"}
 
 
 def test_the_pool_size_on_the_url_wins():

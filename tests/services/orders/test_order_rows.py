@@ -3,6 +3,8 @@ by relation reads, with the same instances set on the same owners, on both backe
 
 from __future__ import annotations
 
+from tortoise.transactions import in_transaction
+
 from models import (
     GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, ShippingMethod,
     ShippingMethodTaxLine,
@@ -10,6 +12,7 @@ from models import (
 from services.orders.order_rows import load_order_rows
 from tests.cart_factories import discount, gift_card, update_cart
 from tests.checkout_factories import complete, ready_cart
+from tests.conftest import count_queries, requires_postgres
 
 
 def _ids(rows) -> list[str]:
@@ -74,3 +77,34 @@ async def test_the_rows_below_orders_are_those_read_relation_by_relation(client,
     assert sum(len(v) for v in rows.adjustments.values()) >= 2
     assert sum(len(v) for v in rows.transactions.values()) == 1
     assert sum(len(v) for v in rows.item_tax_lines.values()) >= 5
+
+
+@requires_postgres("PostgreSQL's planner")
+async def test_a_big_orders_tax_lines_are_read_by_index_in_a_shop_with_history(client, seeded):
+    # Given an order of 45 taxed lines (copies of its first, each with a tax line), in a shop whose
+    # tax-line table holds 8,000 rows of other lines (fake ids: foreign keys are not checked while
+    # these go in), with statistics
+    order_id = await _placed(client, "EU", {"variant_cap_black": 1})
+    db = Order._meta.db
+    async with in_transaction() as connection:
+        await connection.execute_script(
+            "SET LOCAL session_replication_role = replica; "
+            "INSERT INTO line_item SELECT (jsonb_populate_record(NULL::line_item, "
+            "  to_jsonb(li) || jsonb_build_object('id', 'item_copy_' || n))).* "
+            f"FROM line_item li, generate_series(1, 44) AS n WHERE li.order_id = '{order_id}'; "
+            "INSERT INTO line_item_tax_line (id, item_id, rate, name, created_at, updated_at) "
+            "SELECT 'litl_copy_' || n, 'item_copy_' || n, 20, 'VAT', now(), now() FROM generate_series(1, 44) AS n; "
+            "INSERT INTO line_item_tax_line (id, item_id, rate, name, created_at, updated_at) "
+            "SELECT 'litl_history_' || n, 'item_' || md5(n::text), 20, 'VAT', now(), now() "
+            "FROM generate_series(1, 8000) AS n")
+    await db.execute_script("ANALYZE line_item_tax_line; ANALYZE line_item")
+    # When the order's rows are read (the statement the pool prepares for them)
+    async with count_queries() as queries:
+        rows = await load_order_rows(list(await Order.filter(id=order_id)), line_detail=False)
+    assert len(rows.items[order_id]) == 45 and sum(len(t) for t in rows.item_tax_lines.values()) == 45
+    sql = next(q for q in queries if "line_item_tax_line" in q).rpartition(": [")[0]
+    _, plan = await db.execute_query(f"EXPLAIN {sql}", [order_id])
+    plan = "\n".join(row["QUERY PLAN"] for row in plan)
+    # I expect them found through their lines' index, not by reading the whole table
+    assert "Seq Scan on line_item_tax_line" not in plan, plan
+    assert "Index Cond: ((item_id)::text = (i.id)::text)" in plan, plan
