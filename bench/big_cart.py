@@ -4,7 +4,7 @@ then `GET /store/carts/{id}` one request at a time on one keep-alive connection.
 median and p99 per size and the cost of each extra line. Works against any server that speaks
 the Medusa v1 store API and holds the demo seed:
 
-    .venv/bin/python -m bench.big_cart --base http://127.0.0.1:9000 --sizes 3 30 100 --requests 300
+    .venv/bin/python -m bench.big_cart --base http://127.0.0.1:9000 --sizes 3 30 100 --seconds 10
 """
 
 from __future__ import annotations
