@@ -184,38 +184,27 @@ async def _priced(
     return await price_keys(variants, ctx, customer_id, rates_by_product)
 
 
-_JOINED = ("collection", "type", "profiles")  # one-row relations the page query joins
-
-
 def _by_rows(relations: tuple[str, ...]) -> bool:
     """Whether services/catalog/product_rows.py reads every relation asked for."""
-    return set(relations) <= ROW_RELATIONS | set(_JOINED)
-
-
-_JOINED_ATTRS = tuple(PRODUCT_ALIASES.get(name, name) for name in _JOINED)
+    return set(relations) <= ROW_RELATIONS
 
 
 async def _page_by_rows(
     qs: QuerySet, config: FindConfig, ctx: PriceContext | None = None,
 ) -> tuple[list[Product], int, dict]:
-    """The page with its one-row relations joined, then every row below it in one statement,
+    """The page, then every row below it in one statement (its one-row relations included),
     with the products' tax-rate overrides when the context's region computes taxes."""
-    products, count = await find_page(qs.select_related(*_JOINED_ATTRS), replace(config, relations=()))
+    products, count = await find_page(qs, replace(config, relations=()))
     return products, count, await _rows_below(products, config.relations, ctx)
 
 
 async def _one_by_rows(qs: QuerySet, relations: tuple[str, ...], ctx: PriceContext | None = None):
-    product = await qs.select_related(*_JOINED_ATTRS).first()
+    product = await qs.first()
     rates = await _rows_below([product], relations, ctx) if product is not None else {}
     return product, rates
 
 
 async def _rows_below(products: list[Product], relations: tuple[str, ...], ctx: PriceContext | None) -> dict:
-    for product in products:  # a soft-deleted one is not shown, as the generic loader leaves it out
-        for name in _JOINED_ATTRS:
-            related = product.__dict__.get(f"_{name}")
-            if related is not None and related.deleted_at is not None:
-                object.__setattr__(product, f"_{name}", None)
     taxed = ctx is not None and ctx.region is not None and ctx.region.automatic_taxes
     return await load_product_rows(products, relations, tax_region_id=ctx.region.id if taxed else None)
 
