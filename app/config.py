@@ -297,8 +297,8 @@ def tortoise_config(database_url: str) -> dict:
         # the reads that join through a parent (an order page's tax lines through its lines)
         # scan the whole child table until it is large; at 1.1 (as for SSDs and a cached store)
         # they follow the index at any size. `?random_page_cost=` on the URL overrides.
-        settings = credentials.setdefault("server_settings", {})
-        settings["random_page_cost"] = str(credentials.pop("random_page_cost", RANDOM_PAGE_COST))
+        startup = credentials.setdefault("server_settings", {})  # sent when a session opens
+        startup["random_page_cost"] = str(credentials.pop("random_page_cost", RANDOM_PAGE_COST))
         credentials["reset"] = _keep_session
     return {
         "connections": {"default": connection},
