@@ -36,16 +36,16 @@ def _one_row(name: str, model, column: str) -> Kind:
                 f'ON "p"."{column}" = "t"."id" WHERE "p"."id" IN ({{ids}})' + live(model, "t"))
 
 
-# (kind, the attribute the ORM's joined read sets): read for every product, as the page query
-# joined them for every product.
+# Read for every product, as the page query joined them for every product; each is set where
+# the ORM's joined read sets it, `_<kind name>`.
 _ONE_ROW = (
-    (_one_row("collection", ProductCollection, "collection_id"), "_collection"),
-    (_one_row("type", ProductType, "type_id"), "_type"),
-    (_one_row("profile", ShippingProfile, "profile_id"), "_profile"),
+    _one_row("collection", ProductCollection, "collection_id"),
+    _one_row("type", ProductType, "type_id"),
+    _one_row("profile", ShippingProfile, "profile_id"),
 )
 
 
-_KINDS = tuple(kind for kind, _ in _ONE_ROW) + (
+_KINDS = _ONE_ROW + (
     Kind("variant", ProductVariant, '"t"."product_id"',
          'FROM "product_variant" "t" WHERE "t"."product_id" IN ({ids})' + live(ProductVariant, "t")),
     Kind("price", MoneyAmount, '"t"."variant_id"',
@@ -102,9 +102,9 @@ async def load_product_rows(
         return children
 
     for product in products:
-        for kind, attr in _ONE_ROW:
+        for kind in _ONE_ROW:
             rows = found[kind.name].get(product.id)
-            object.__setattr__(product, attr, rows[0] if rows else None)
+            object.__setattr__(product, f"_{kind.name}", rows[0] if rows else None)
         for variant in attach(product, "variants", "variant"):
             attach(variant, "prices", "price")
             attach(variant, "options", "variant_value")

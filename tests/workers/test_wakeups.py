@@ -5,14 +5,13 @@ import threading
 import time
 
 import dramatiq
-import pytest
 import redis
 from dramatiq.message import Message
 
-from tests.conftest import BACKEND, NAMESPACE, REDIS_URL
+from tests.conftest import NAMESPACE, REDIS_URL, requires_postgres
 from workers.wakeups import WakingRedisBroker
 
-pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="needs Redis (the PostgreSQL + Redis leg)")
+pytestmark = requires_postgres("needs Redis (the PostgreSQL + Redis leg)")
 
 
 def _broker(name: str) -> WakingRedisBroker:
