@@ -43,7 +43,7 @@ class DatabaseUnavailable(DomainError):
     kind = "database_error"
 
     def __init__(self):
-        super().__init__("The database could not be reached. Retry the request in a moment.",
+        super().__init__("The database is unavailable for a moment. Retry the request.",
                          code="database_unavailable")
         self.retry_after = RETRY_AFTER_SECONDS
 

@@ -90,7 +90,7 @@ async def test_a_write_whose_connection_is_killed_is_a_503_and_leaves_nothing(cl
     assert int(r.headers["retry-after"]) >= 1
     assert r.json() == {
         "type": "database_error", "code": "database_unavailable",
-        "message": "The database could not be reached. Retry the request in a moment.",
+        "message": "The database is unavailable for a moment. Retry the request.",
     }
     # and nothing of the product written
     assert await Product.filter(title="Half shirt").count() == 0
