@@ -174,7 +174,9 @@ def build_document(app: Sanic) -> dict:
         if path.startswith(UNDOCUMENTED):
             continue
         for method in sorted(m.lower() for m in route.methods if m not in ("HEAD", "OPTIONS")):
-            paths.setdefault(path, {})[method] = _operation(method, path, route.handler, components)
+            # The handler's own code, under the wrapper that retries reads (app/web/db_retry.py).
+            handler = inspect.unwrap(route.handler)
+            paths.setdefault(path, {})[method] = _operation(method, path, handler, components)
     return {
         "openapi": "3.1.0",
         "info": {"title": "commerce: the Medusa v1 admin and store API", "version": _version(),

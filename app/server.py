@@ -16,6 +16,7 @@ from app.admin import admin
 from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
 from app.web.cors import cors_headers
+from app.web.db_retry import retry_reads
 from app.web.csrf import require_allowed_origin, require_json_body
 from app.web.errors import JsonErrorHandler
 from app.web.files import bp as files_bp
@@ -82,6 +83,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     # met first, so decoding would depend on the order blueprints happen to register in.
     for route in app.router.routes:
         route.unquote = True
+    retry_reads(app)  # a read whose database connection dropped runs again on a fresh one
 
     @app.on_request(priority=100)
     async def identify(request: Request):

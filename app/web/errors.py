@@ -19,6 +19,7 @@ from app.web.auth import has_admin_credentials
 from app.web.cors import EXPOSED_HEADERS, cors_headers, preflight
 from app.web.responses import json
 from services.checkout.placement import InsufficientInventory
+from services.core.db_outages import DatabaseUnavailable, transient
 from services.core.errors import DomainError
 
 __all__ = ["JsonErrorHandler", "error_body", "domain_answer", "stored_answer", "key_headers", "STATUS_BY_KIND"]
@@ -40,7 +41,9 @@ STATUS_BY_KIND = {
 # Codes answered with another status than their kind's: Stripe's 422 for a key reused for another
 # request, and a completion (or an order operation) still to be retried is unavailable for now
 # rather than broken.
-STATUS_BY_CODE = {"idempotency_key_reused": 422, "completion_retrying": 503, "provider_unavailable": 503}
+STATUS_BY_CODE = {
+    "idempotency_key_reused": 422, "completion_retrying": 503, "provider_unavailable": 503, "database_unavailable": 503,
+}
 CODE_BY_KIND = {"duplicate_error": "invalid_request_error", "conflict": "invalid_state_error"}
 CONFLICT_MESSAGE = (
     "The request conflicted with another request. You may retry the request with the provided "
@@ -89,6 +92,11 @@ class JsonErrorHandler(ErrorHandler):
         return response
 
     def _respond(self, request: Request, exception: Exception):
+        if not isinstance(exception, DomainError) and transient(exception):
+            # The database's passing trouble (a lost connection, a deadlock): the client retries.
+            log.warning("%s %s: the database is unavailable: %s: %s", request.method, request.path,
+                        type(exception).__name__, exception)
+            exception = DatabaseUnavailable()
         if isinstance(exception, DomainError):
             status, body, headers = domain_answer(exception)
             if status == 500:  # a 503 is a retry under way, logged where it stopped
