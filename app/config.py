@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from services.carts.line_limits import DEFAULT_MAX_LINES
 
@@ -89,6 +90,8 @@ class Settings:
     s3_public_url: str | None = None  # base URL where the bucket's uploads/ are public (a CDN, say)
     storefront_url: str = "http://localhost:8000"  # base of the links in messages (password reset, order claim)
     admin_url: str = "http://localhost:7001"  # where the dashboard lives: base of the team's links (invite, reset)
+    # Origins besides the dashboard's (ADMIN_URL, ADMIN_CORS) that the store's invite_link_template may use.
+    invite_link_origins: tuple[str, ...] = ()
     smtp_host: str | None = None  # set: messages go out by SMTP; unset: only recorded (notification table, log)
     smtp_port: int = 587
     smtp_username: str | None = None
@@ -120,6 +123,14 @@ class Settings:
     def embedded(self) -> bool:
         """No Redis: in-memory broker, worker threads and scheduler inside the web process."""
         return not self.redis_url
+
+    @property
+    def invite_origins(self) -> tuple[str, ...]:
+        """Where an invitation's link may take its token: the dashboard's own origins, and any the
+        operator adds (`*` in ADMIN_CORS names no origin)."""
+        parts = urlsplit(self.admin_url)
+        dashboard = f"{parts.scheme}://{parts.netloc}"
+        return (dashboard, *(o for o in self.admin_cors if o != "*"), *self.invite_link_origins)
 
     @property
     def is_postgres(self) -> bool:
@@ -174,6 +185,7 @@ class Settings:
             ),
             storefront_url=(e.get("STOREFRONT_URL") or cls.storefront_url).rstrip("/"),
             admin_url=(e.get("ADMIN_URL") or cls.admin_url).rstrip("/"),
+            invite_link_origins=_list(e.get("INVITE_LINK_ORIGINS")),
             smtp_host=e.get("SMTP_HOST") or None,
             smtp_port=_number(e, "SMTP_PORT", cls.smtp_port),
             smtp_username=e.get("SMTP_USERNAME") or None,

@@ -184,3 +184,12 @@ def test_tortoise_config_keeps_sqlite_urls(url):
 def test_a_postgresql_url_counts_as_postgres():
     assert Settings.from_env({"DATABASE_URL": "postgresql://db/shop"}).is_postgres
     assert not Settings.from_env({"DATABASE_URL": "sqlite:///tmp/x.sqlite3"}).is_postgres
+
+
+def test_invite_links_may_use_the_dashboards_origins_and_those_the_operator_adds():
+    assert Settings.from_env({}).invite_origins == ("http://localhost:7001", "http://localhost:7000",
+                                                    "http://localhost:7001")
+    s = Settings.from_env({"ADMIN_URL": "https://admin.shop.example/app/", "ADMIN_CORS": "*",
+                           "INVITE_LINK_ORIGINS": "https://team.example, https://join.example"})
+    # `*` in ADMIN_CORS answers any dashboard, but names no origin for a token to go to
+    assert s.invite_origins == ("https://admin.shop.example", "https://team.example", "https://join.example")

@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.shapes.notifications import COLUMNS, RELATIONS, notification_json
+from app.web.auth import require_admin
 from app.web.query import Filters, QuerySpec, StrList, parse_query
 from app.web.responses import json
 from app.web.validation import Body, NonEmptyStr, max_length, parse_body
@@ -63,6 +64,6 @@ async def list_(request: Request):
 @bp.post("/<notification_id:str>/resend")
 async def resend(request: Request, notification_id: str):
     body = parse_body(request, Resend)
-    original = await resend_notification(notification_id, body.to)
+    original = await resend_notification(await require_admin(request), notification_id, body.to)
     resends = await resends_of([original])
     return json({"notification": notification_json(original, resends, None, RELATIONS)})

@@ -13,6 +13,7 @@ from pydantic import Field
 from sanic import Blueprint, Request
 from sanic.exceptions import MethodNotAllowed, NotFound
 
+from app.web.auth import require_admin
 from app.web.responses import json
 from app.web.serialize import dump
 from app.web.validation import Body, NonEmptyStr, max_length, parse_body
@@ -97,7 +98,11 @@ async def get(request: Request):
 @bp.post("")
 async def update(request: Request):
     body = parse_body(request, UpdateStore)
-    return json({"store": store_json(await update_store(**body.model_dump(exclude_unset=True)))})
+    details = await update_store(
+        await require_admin(request), invite_origins=request.app.ctx.settings.invite_origins,
+        **body.model_dump(exclude_unset=True),
+    )
+    return json({"store": store_json(details)})
 
 
 @bp.post("/currencies/<code:str>")

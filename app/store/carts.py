@@ -15,6 +15,7 @@ from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.web.auth import customer_id
+from app.web.csrf import read_may_write
 from app.web.publishable_keys import key_scope
 from app.shapes.carts import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart_json
 from app.web.query import ParsedQuery, QuerySpec, parse_qs, parse_query
@@ -135,7 +136,8 @@ async def create(request: Request):
 @bp.get("/<cart_id:str>")
 async def get(request: Request, cart_id: str):
     q = cart_query(request)
-    return cart_answer(await get_cart(cart_id, customer_id=await customer_id(request)), q)
+    view = await get_cart(cart_id, customer_id=await customer_id(request), adopt=read_may_write(request))
+    return cart_answer(view, q)
 
 
 @bp.post("/<cart_id:str>")

@@ -7,11 +7,17 @@
   comes from an allowed origin of its interface (STORE_CORS, ADMIN_CORS) or from this host. So
   does a sign-in that answers with a session cookie (login CSRF), whatever credentials it carries.
 
+- A read that writes as a side effect (a signed-in customer's `GET /store/carts/{id}` makes the cart
+  theirs, as in Medusa v1) writes only when `read_may_write`: another site's `<img>` sends the
+  production cookie (SameSite=None) with a GET too, and sends no `Origin`.
+
 The origin is `Origin`, else the origin of `Referer`. A request with neither is accepted: the
 browsers that send the cookie cross-site at all (SameSite=None) send `Origin` on every cross-origin
 POST, PUT, PATCH and DELETE, and a page that hides its referrer sends `Origin: null`, which is
 refused; only clients that are not browsers (curl with a cookie jar, server-side code) send
-neither, and no other site can make them send the victim's cookie.
+neither, and no other site can make them send the victim's cookie. A GET with neither may still
+come from a browser (an `<img>` on a page with `Referrer-Policy: no-referrer`): its
+`Sec-Fetch-Site` then says whether it is cross-site.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from sanic.exceptions import Forbidden, SanicException
 from app.web.cors import origin_allowed
 from app.web.sessions import COOKIE_NAME
 
-__all__ = ["WRITE_METHODS", "SESSION_STARTING_ROUTES", "require_json_body", "require_allowed_origin"]
+__all__ = [
+    "WRITE_METHODS", "SESSION_STARTING_ROUTES", "require_json_body", "require_allowed_origin", "read_may_write",
+]
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # Sign-ins that answer with a session cookie; a forged one signs the victim in as the attacker.
@@ -53,8 +61,25 @@ def require_allowed_origin(request: Request) -> None:
     if not _cookie_authenticated(request) and (request.method, request.path.rstrip("/")) not in SESSION_STARTING_ROUTES:
         return
     origin = _origin(request)
-    if origin is not None and not origin_allowed(request, origin) and not _same_host(request, origin):
+    if origin is not None and not _allowed(request, origin):
         raise Forbidden(CROSS_SITE_MESSAGE)
+
+
+def read_may_write(request: Request) -> bool:
+    """Whether a read may have a side effect for its signed-in customer or user: not when the
+    session cookie authenticates it and it comes from a foreign origin, or, with no `Origin` nor
+    `Referer`, from a browser that says it is cross-site (or same-site: a sibling host we cannot
+    check). A server-side storefront and curl send none of these."""
+    if not _cookie_authenticated(request):
+        return True  # a header credential is sent by the client's own code, never by another site
+    origin = _origin(request)
+    if origin is not None:
+        return _allowed(request, origin)
+    return request.headers.get("sec-fetch-site", "same-origin").strip().lower() in ("same-origin", "none")
+
+
+def _allowed(request: Request, origin: str) -> bool:
+    return origin_allowed(request, origin) or _same_host(request, origin)
 
 
 def _streamed(request: Request) -> bool:

@@ -107,12 +107,13 @@ async def create_cart(
     return new_cart_view(cart, parts)
 
 
-async def get_cart(cart_id: str, *, customer_id: str | None = None) -> CartView:
+async def get_cart(cart_id: str, *, customer_id: str | None = None, adopt: bool = True) -> CartView:
     """The cart; read by a signed-in customer, an open cart becomes theirs (Medusa v1 writes this
-    on every read; here only when the cart's customer or email differs)."""
+    on every read; here only when the cart's customer or email differs, and when `adopt`: not for
+    a read another site made the customer's browser send)."""
     view = await load_cart_view(cart_id)
     cart = view.cart
-    if customer_id and cart.completed_at is None and cart.type != "swap" and (
+    if adopt and customer_id and cart.completed_at is None and cart.type != "swap" and (
         cart.customer_id != customer_id or not cart.email
     ):
         async with atomic():

@@ -11,7 +11,7 @@ from services.notifications.outgoing import NotificationProvider, OutgoingMessag
 
 __all__ = [
     "OutgoingMessage", "NotificationProvider", "provider_for", "configure", "is_configured", "provider",
-    "storefront_url", "admin_url", "signing_secret",
+    "storefront_url", "admin_url", "invite_origins", "signing_secret",
 ]
 
 
@@ -20,6 +20,7 @@ log = logging.getLogger("commerce.notifications")
 _provider: NotificationProvider | None = None
 _storefront_url = "http://localhost:8000"
 _admin_url = "http://localhost:7001"
+_invite_origins: tuple[str, ...] = (_admin_url,)  # where an invitation's link may go (Settings.invite_origins)
 _signing_secret: str | None = None  # JWT_SECRET: the team's messages carry JWTs the dashboard reads
 
 
@@ -35,10 +36,11 @@ def provider_for(settings) -> NotificationProvider:
 
 def configure(settings) -> NotificationProvider:
     """Set the process's provider and link base from its settings."""
-    global _provider, _storefront_url, _admin_url, _signing_secret
+    global _provider, _storefront_url, _admin_url, _invite_origins, _signing_secret
     _provider = provider_for(settings)
     _storefront_url = settings.storefront_url.rstrip("/")
     _admin_url = settings.admin_url.rstrip("/")
+    _invite_origins = settings.invite_origins
     _signing_secret = settings.jwt_secret
     if getattr(settings, "production", False) and _provider.id == "record":
         log.warning("no SMTP_HOST: messages (password reset, order claim) are recorded but reach nobody")
@@ -61,6 +63,10 @@ def storefront_url() -> str:
 
 def admin_url() -> str:
     return _admin_url
+
+
+def invite_origins() -> tuple[str, ...]:
+    return _invite_origins
 
 
 def signing_secret() -> str:

@@ -17,7 +17,8 @@ from services.notifications.messages import (
     token_request,
 )
 from services.notifications.order_messages import ORDER_KINDS, compose_order, shop_details, with_secrets
-from services.notifications import OutgoingMessage, admin_url, provider, signing_secret, storefront_url
+from services.notifications import OutgoingMessage, admin_url, invite_origins, provider, signing_secret, storefront_url
+from services.users.invite_links import safe_invite_link_template
 from services.users.team_tokens import invite_token, reset_token
 from services.events.bus import emit
 
@@ -100,8 +101,9 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
         message = OutgoingMessage(note.event_name, note.to, subject, body, data, hidden, message_id=note.id, html=html)
     else:
         store = await Store.first() if note.event_name == INVITE_CREATED else None
+        template = safe_invite_link_template(store.invite_link_template, invite_origins()) if store else None
         composed = compose(note.event_name, note.data, token, storefront_url(), admin_url=admin_url(),
-                           invite_link_template=store.invite_link_template if store else None)
+                           invite_link_template=template)
         secrets = (token,) if token else ()
         message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload,
                                   secrets, message_id=note.id)

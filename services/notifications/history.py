@@ -3,8 +3,10 @@ by resource, kind and address, each original with its resends, and resending one
 
 A resend is a new notification row asked for through the outbox like the original
 (services/notifications/delivery.py), so its worker composes it again: a message that carries a
-one-time token gets a fresh token, never the masked body that was kept. Such a message goes only
-to the address it was meant for (a reset link sent elsewhere would hand over the account).
+credential (a password reset, an order claim, an invitation, a gift card's code) gets a fresh
+token, never the masked body that was kept. Such a message goes only to the address its original
+was meant for (a reset link or an invitation sent elsewhere would hand over an account), and only
+by someone allowed to ask for it anew: an invitation by an admin, as inviting is.
 
 A resend names its original in `parent_id`.
 """
@@ -14,16 +16,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from jobs import outbox
-from models import Notification
+from models import Notification, User
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, find_page
 from services.notifications.delivery import SEND_ACTOR
-from services.notifications.messages import token_request
+from services.notifications.messages import INVITE_CREATED, token_request
 from services.notifications.order_messages import ORDER_KINDS
+from services.users.roles import require_admin
 
 __all__ = ["NotificationFilter", "list_notifications", "resends_of", "get_notification", "resend_notification"]
+
+_ONLY_ITS_ADDRESS = (
+    "A message carrying a credential (a link or code) can only be resent to the address it was first sent to"
+)
 
 
 @dataclass
@@ -66,14 +73,16 @@ async def get_notification(notification_id: str) -> Notification:
     return note
 
 
-async def resend_notification(notification_id: str, to: str | None = None) -> Notification:
+async def resend_notification(actor: User, notification_id: str, to: str | None = None) -> Notification:
     """Ask for the message again, to `to` or its first address; answers the original."""
     note = await get_notification(notification_id)
     original = await get_notification(note.parent_id) if note.parent_id else note
+    if note.event_name == INVITE_CREATED:
+        require_admin(actor, "resend invitations")
     address = to.strip() if to else note.to
-    carries_token = _carries_token(note)
-    if carries_token and address.casefold() != note.to.casefold():
-        raise InvalidData("A message carrying a one-time link can only be resent to the address it was sent to")
+    # The original's address: a resend sent elsewhere (before this rule) passes on no credential.
+    if _carries_credential(note) and address.casefold() != original.to.casefold():
+        raise InvalidData(_ONLY_ITS_ADDRESS)
     async with atomic():
         again = await Notification.create(
             event_name=note.event_name, resource_type=note.resource_type, resource_id=note.resource_id,
@@ -84,9 +93,11 @@ async def resend_notification(notification_id: str, to: str | None = None) -> No
     return original
 
 
-def _carries_token(note: Notification) -> bool:
+def _carries_credential(note: Notification) -> bool:
     if note.event_name in ORDER_KINDS:
         return note.event_name == "gift_card.created"  # its code spends the card, as a token would
+    if note.event_name == INVITE_CREATED:
+        return True  # not a one-time token, but a link that makes its holder a user with the role
     try:
         return token_request(note.event_name, note.data) is not None
     except KeyError:

@@ -1,17 +1,22 @@
 """The store's settings (reference catalogue §8): its name, link templates, currencies, default
-currency and default sales channel, and the providers installed in it."""
+currency and default sales channel, and the providers installed in it.
+
+The link templates shape links that carry credentials (an invitation's token, a swap's cart id):
+only an admin changes them, and an invitation's link stays on the dashboard's origins."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
 
-from models import Currency, FulfillmentProvider, PaymentProvider, Region, SalesChannel, Store, TaxProvider
+from models import Currency, FulfillmentProvider, PaymentProvider, Region, SalesChannel, Store, TaxProvider, User
 from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
 from services.core.metadata import merge_metadata
 from services.regions.tax_providers import SYSTEM
 from services.store.defaults import forget_default_channel, get_store
+from services.users.invite_links import check_invite_link_template
+from services.users.roles import require_admin
 
 __all__ = [
     "StoreDetails", "load_store", "update_store", "add_store_currency", "remove_store_currency",
@@ -60,14 +65,25 @@ async def _locked_store() -> Store:
 
 
 async def update_store(
-    *, name: str = _KEEP, swap_link_template: str | None = _KEEP, payment_link_template: str | None = _KEEP,
+    actor: User, *, invite_origins: tuple[str, ...] = (), name: str = _KEEP,
+    swap_link_template: str | None = _KEEP, payment_link_template: str | None = _KEEP,
     invite_link_template: str | None = _KEEP, default_currency_code: str = _KEEP, currencies: list[str] = _KEEP,
     default_sales_channel_id: str = _KEEP, metadata: dict | None = None,
 ) -> StoreDetails:
     """Change the arguments given. `currencies` replaces the store's whole list and must keep the
-    (new) default currency; a currency a live region sells in cannot leave it. Codes in any case."""
+    (new) default currency; a currency a live region sells in cannot leave it. Codes in any case.
+    A link template that changes needs an admin; an invitation's, one of `invite_origins`."""
     async with atomic():
         store = await _locked_store()
+        templates = {"swap_link_template": swap_link_template, "payment_link_template": payment_link_template,
+                     "invite_link_template": invite_link_template}
+        # An empty template (a form's blank field) clears it, as null does.
+        templates = {k: None if isinstance(v, str) and not v.strip() else v for k, v in templates.items()}
+        changed = {k: v for k, v in templates.items() if v is not _KEEP and v != getattr(store, k)}
+        if changed:  # the dashboard's form sends them all: one sent as it is changes nothing
+            require_admin(actor, "change the store's link templates")
+        if changed.get("invite_link_template") is not None:
+            check_invite_link_template(invite_link_template, invite_origins)
         await store.fetch_related("currencies")
         current = {c.code for c in store.currencies}
         default = store.default_currency_code if default_currency_code is _KEEP else default_currency_code.lower()
@@ -91,12 +107,10 @@ async def update_store(
                 raise NotFound(f"Sales channel with id: {default_sales_channel_id} was not found")
             store.default_sales_channel_id = default_sales_channel_id
         store.default_currency_code = default
-        for key, value in (
-            ("name", name), ("swap_link_template", swap_link_template),
-            ("payment_link_template", payment_link_template), ("invite_link_template", invite_link_template),
-        ):
-            if value is not _KEEP:
-                setattr(store, key, value)
+        if name is not _KEEP:
+            store.name = name
+        for key, value in changed.items():
+            setattr(store, key, value)
         store.metadata = merge_metadata(store.metadata, metadata)
         await store.save()
     forget_default_channel()

@@ -18,11 +18,12 @@ from models import Invite, User
 from models.user import USER_ROLES
 from services.core import clock
 from services.core.db import atomic
-from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.core.errors import InvalidData, NotFound
 from services.core.passwords import hash_password_async
 from services.core.tokens import new_secret
 from services.notifications.delivery import queue_message
 from services.notifications.messages import INVITE_CREATED
+from services.users.roles import require_admin
 from services.users.team_tokens import INVITE_TTL, invite_claims, invite_token, nonce_matches
 from services.users.users import normalize_email
 
@@ -36,11 +37,6 @@ INVALID_INVITE = "Invalid invite"
 _HAS_ACCOUNT = "Can't invite a user with an existing account"
 _ALREADY_JOINED = "User already joined"
 _NOT_FOUND = "Invite doesn't exist"
-
-
-def _require_admin(actor: User, doing: str) -> None:
-    if actor.role != "admin":
-        raise NotAllowed(f"Only an admin can {doing}")
 
 
 async def list_invites(actor: User, secret: str) -> list[tuple[Invite, str | None]]:
@@ -65,7 +61,7 @@ async def _send(invite: Invite) -> None:
 async def invite_user(actor: User, email: str, role: str) -> Invite:
     """Invite the email, or renew its waiting invite (new role, link and expiry); either way a
     message goes out once the transaction commits."""
-    _require_admin(actor, "invite users")
+    require_admin(actor, "invite users")
     email = normalize_email(email)
     if role not in USER_ROLES:
         raise InvalidData(f"role must be one of the following values: {', '.join(USER_ROLES)}")
@@ -94,7 +90,7 @@ async def _invite(email: str, role: str) -> Invite:
 
 async def resend_invite(actor: User, invite_id: str) -> Invite:
     """A new link and 7 more days; earlier links stop working."""
-    _require_admin(actor, "resend invites")
+    require_admin(actor, "resend invites")
     async with atomic():
         invite = await Invite.select_for_update().get_or_none(id=invite_id, deleted_at=None, accepted=False)
         if invite is None:
@@ -107,7 +103,7 @@ async def resend_invite(actor: User, invite_id: str) -> Invite:
 
 async def delete_invite(actor: User, invite_id: str) -> None:
     """End the invite (its links stop working); an unknown or ended invite is no error."""
-    _require_admin(actor, "delete invites")
+    require_admin(actor, "delete invites")
     await Invite.filter(id=invite_id, deleted_at=None).update(deleted_at=clock.now())
 
 

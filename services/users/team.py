@@ -23,6 +23,7 @@ from services.core.errors import Duplicate, InvalidData, NotAllowed
 from services.core.listing import FindConfig, date_filters, find_page
 from services.core.metadata import merge_metadata
 from services.core.tokens import digest
+from services.users.roles import require_admin
 from services.users.users import create_user, forget_cached_user, get_user
 from services.events import names as ev
 from services.events.bus import emit
@@ -34,7 +35,6 @@ KEEP: Any = object()  # an update argument left as KEEP leaves its column as it 
 MIN_API_TOKEN_LENGTH = 16
 _DUPLICATE = "A user with the same email already exists."
 _TOKEN_TAKEN = "The API token is already in use"
-_NEEDS_ADMIN = "Only an admin can {}"
 
 
 @dataclass
@@ -66,16 +66,11 @@ async def list_users(f: UserFilter, config: FindConfig) -> tuple[list[User], int
     return await find_page(qs, config)
 
 
-def _require_admin(actor: User, doing: str) -> None:
-    if actor.role != "admin":
-        raise NotAllowed(_NEEDS_ADMIN.format(doing))
-
-
 async def add_user(
     actor: User, *, email: str, password: str, first_name: str | None = None, last_name: str | None = None,
     role: str = "member",
 ) -> User:
-    _require_admin(actor, "add users")
+    require_admin(actor, "add users")
     try:
         return await create_user(email, password, role=role, first_name=first_name, last_name=last_name)
     except IntegrityError:  # another request added the email between the check and the insert
@@ -108,11 +103,11 @@ async def update_user(
             if me is None:
                 raise NotAllowed("Your user no longer exists")
             if me.id != user_id:
-                _require_admin(me, "change another user")
+                require_admin(me, "change another user")
             if user is None:
                 await get_user(user_id)  # the NotFound
             if role is not KEEP and role != user.role:
-                _require_admin(me, "change a role")
+                require_admin(me, "change a role")
                 if user.role == "admin" and not await _another_admin(user.id):
                     raise NotAllowed("The store needs at least one admin: make another user admin first")
                 user.role = role
@@ -140,8 +135,7 @@ async def delete_user(actor: User, user_id: str) -> None:
         raise NotAllowed("You cannot delete your own user")
     async with atomic():
         me, user = await _lock(actor.id, user_id)
-        if me is None or me.role != "admin":
-            raise NotAllowed(_NEEDS_ADMIN.format("delete users"))
+        require_admin(me, "delete users")
         if user is None:
             return
         await User.filter(id=user.id).update(deleted_at=now(), api_token=None, api_token_hash=None)

@@ -104,10 +104,21 @@ async def test_an_admin_invites_a_colleague_who_accepts_and_signs_in(client, adm
 
 
 async def test_the_store_template_shapes_the_link(client, admin_headers, mailbox):
-    await Store.all().update(invite_link_template="https://team.example/join?t={invite_token}&x=1")
+    await Store.all().update(invite_link_template="http://localhost:7001/join?t={invite_token}&x=1")
     await _invite(client, admin_headers)
     token = await token_sent_to(mailbox, "ada@test.com")
-    assert f"https://team.example/join?t={token}&x=1" in sent_to(mailbox, "ada@test.com")[-1].body
+    assert f"http://localhost:7001/join?t={token}&x=1" in sent_to(mailbox, "ada@test.com")[-1].body
+
+
+async def test_a_stored_template_on_another_origin_is_not_used(client, admin_headers, mailbox):
+    # Given a template pointing elsewhere, stored before templates were checked (or in the database)
+    await Store.all().update(invite_link_template="https://evil.example/join?t={invite_token}")
+    # When an invitation goes out
+    await _invite(client, admin_headers)
+    token = await token_sent_to(mailbox, "ada@test.com")
+    # I expect its token on the dashboard's own invite page, never on the other site
+    body = sent_to(mailbox, "ada@test.com")[-1].body
+    assert f"{SETTINGS.admin_url}/invite?token={token}" in body and "evil.example" not in body
 
 
 # ---------------------------------------------------------------- ending links

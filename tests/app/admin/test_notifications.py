@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from models import Job, Notification
-from services.notifications.messages import MASK, PASSWORD_RESET
+from models import Invite, Job, Notification, User
+from services.notifications.messages import INVITE_CREATED, MASK, PASSWORD_RESET
+from services.users.users import create_user
 from tests.account_factories import deliver_pending, sent_to, token_sent_to
 from tests.cart_factories import shopper
 from tests.conftest import count_queries
@@ -15,6 +16,7 @@ from tests.order_factories import place_order
 MEDUSA_DEFAULT = {
     "id", "resource_type", "resource_id", "event_name", "to", "provider_id", "created_at", "updated_at", "resends",
 }
+NOT_ADMIN = {"type": "not_allowed", "message": "Only an admin can resend invitations"}
 
 
 pytestmark = pytest.mark.usefixtures("fresh_limits")
@@ -27,6 +29,21 @@ async def reset_message(client, mailbox) -> tuple[object, Notification, str]:
     assert r.status_code == 204
     token = await token_sent_to(mailbox, customer.email)
     return customer, await Notification.get(event_name=PASSWORD_RESET), token
+
+
+async def member_headers(client) -> dict:
+    """A signed-in user with the `member` role."""
+    await create_user("member@test.com", "member-secret")
+    r = await client.post("/admin/auth/token", json={"email": "member@test.com", "password": "member-secret"})
+    return {"Authorization": f"Bearer {r.json()['access_token']}"}
+
+
+async def admin_invitation(client, admin_headers) -> Notification:
+    """An admin invitation waiting for its invitee, its message sent."""
+    r = await client.post("/admin/invites", headers=admin_headers, json={"user": "boss@test.com", "role": "admin"})
+    assert r.status_code == 200, r.text
+    await deliver_pending()
+    return await Notification.get(event_name=INVITE_CREATED)
 
 
 async def order_message(order_id: str, event_name: str = "order.placed", **columns) -> Notification:
@@ -115,6 +132,49 @@ async def test_a_message_with_a_token_is_resent_only_to_its_address(client, admi
                           json={"to": "attacker@example.com"})
     assert (r.status_code, r.json()["type"]) == (400, "invalid_data")
     assert await Notification.all().count() == 1
+
+
+async def test_a_member_cannot_resend_an_invitation_to_become_admin(client, admin_headers, seeded, mailbox):
+    # Given an admin invitation waiting for its invitee, and a member of the team
+    note = await admin_invitation(client, admin_headers)
+    member = await member_headers(client)
+    # When the member resends it to their own address, or to the invitee
+    for body in ({"to": "member@test.com"}, {}):
+        r = await client.post(f"/admin/notifications/{note.id}/resend", headers=member, json=body)
+        # I expect a refusal, no message queued, and no invite token in the member's mailbox
+        assert (r.status_code, r.json()) == (400, NOT_ADMIN)
+    assert await Notification.all().count() == 1
+    await deliver_pending()
+    assert sent_to(mailbox, "member@test.com") == []
+    assert not await User.filter(role="admin", email="member@test.com").exists()
+
+
+async def test_an_invitation_is_resent_only_to_its_invitee(client, admin_headers, seeded, mailbox):
+    note = await admin_invitation(client, admin_headers)
+    r = await client.post(f"/admin/notifications/{note.id}/resend", headers=admin_headers,
+                          json={"to": "someone-else@test.com"})
+    assert (r.status_code, r.json()["type"]) == (400, "invalid_data")
+    assert await Notification.all().count() == 1
+    # The invitee may have it again, with a link that still works
+    r = await client.post(f"/admin/notifications/{note.id}/resend", headers=admin_headers, json={})
+    assert r.status_code == 200 and r.json()["notification"]["resends"][0]["to"] == "boss@test.com"
+    token = await token_sent_to(mailbox, "boss@test.com")
+    r = await client.post("/admin/invites/accept", json={"token": token, "user": {"password": "boss-secret"}})
+    assert r.status_code == 200 and await Invite.filter(accepted=True).exists()
+
+
+async def test_a_resend_of_a_resend_goes_only_to_the_original_address(client, admin_headers, seeded, mailbox):
+    # Given a reset message with a resend recorded to another address (as an older version allowed)
+    _, note, _ = await reset_message(client, mailbox)
+    stray = await Notification.create(
+        event_name=note.event_name, resource_type=note.resource_type, resource_id=note.resource_id,
+        customer_id=note.customer_id, to="attacker@example.com", data=note.data, status="sent", parent_id=note.id,
+    )
+    # When someone resends that resend to the address it carries
+    r = await client.post(f"/admin/notifications/{stray.id}/resend", headers=admin_headers, json={})
+    # I expect a refusal: the original's address is the only one
+    assert (r.status_code, r.json()["type"]) == (400, "invalid_data")
+    assert await Notification.all().count() == 2
 
 
 async def test_a_message_without_a_token_may_go_to_another_address(client, admin_headers, seeded):

@@ -1,8 +1,11 @@
 """Admin store settings: `/admin/store` (reference catalogue §8, §18.1, Medusa's `admin/store.js`)."""
 
 import pytest
+from sanic import Sanic
 
 from models import PaymentProvider, Region, SalesChannel, Store, TaxProvider
+from services.users.users import create_user
+from tests.conftest import settings
 
 STORE_KEYS = {
     "id", "name", "default_currency_code", "swap_link_template", "payment_link_template", "invite_link_template",
@@ -108,14 +111,14 @@ async def test_update_changes_name_link_templates_and_merges_metadata(client, ad
     await Store.filter().update(metadata={"keep": 1, "drop": "x"})
     r = await update(client, admin_headers, name="Shop", swap_link_template="https://s.example/{cart_id}",
                      payment_link_template="https://p.example/{cart_id}",
-                     invite_link_template="https://a.example/invite?token={invite_token}",
+                     invite_link_template="http://localhost:7001/invite?token={invite_token}",
                      metadata={"drop": "", "new": True})
     assert r.status_code == 200, r.text
     store = r.json()["store"]
     # The saved store with its currencies, and none of GET's extras
     assert set(store) == STORE_KEYS
     assert store["name"] == "Shop" and store["swap_link_template"] == "https://s.example/{cart_id}"
-    assert store["invite_link_template"] == "https://a.example/invite?token={invite_token}"
+    assert store["invite_link_template"] == "http://localhost:7001/invite?token={invite_token}"
     assert store["metadata"] == {"keep": 1, "new": True}
     assert (await get_store(client, admin_headers))["payment_link_template"] == "https://p.example/{cart_id}"
     # A template is cleared with null; what is not sent stays
@@ -123,6 +126,64 @@ async def test_update_changes_name_link_templates_and_merges_metadata(client, ad
     stored = await Store.first()
     assert stored.swap_link_template is None and stored.name == "Shop"
     assert stored.payment_link_template == "https://p.example/{cart_id}"
+
+
+async def member_headers(client) -> dict:
+    await create_user("member@test.com", "member-secret")
+    r = await client.post("/admin/auth/token", json={"email": "member@test.com", "password": "member-secret"})
+    return {"Authorization": f"Bearer {r.json()['access_token']}"}
+
+
+@pytest.mark.parametrize("template", ["invite_link_template", "swap_link_template", "payment_link_template"])
+async def test_a_member_cannot_change_a_link_template(client, admin_headers, template):
+    # Given a member of the team
+    member = await member_headers(client)
+    # When they point a link template (invitations, swaps, payments) at their own site
+    r = await update(client, member, **{template: "https://evil.example/{invite_token}{cart_id}"})
+    # I expect a refusal, and the store as it was
+    assert (r.status_code, r.json()) == (
+        400, {"type": "not_allowed", "message": "Only an admin can change the store's link templates"})
+    assert getattr(await Store.first(), template) is None
+
+
+async def test_a_member_may_still_save_the_dashboards_form_with_the_templates_unchanged(client, admin_headers):
+    # The dashboard's store form sends every template with the name
+    await update(client, admin_headers, invite_link_template="http://localhost:7001/join?t={invite_token}")
+    r = await update(client, await member_headers(client), name="Renamed", swap_link_template="",
+                     payment_link_template=None, invite_link_template="http://localhost:7001/join?t={invite_token}")
+    assert r.status_code == 200 and r.json()["store"]["name"] == "Renamed"
+    assert (await Store.first()).swap_link_template is None  # a blank field is no template
+
+
+@pytest.mark.parametrize("template", [
+    "https://evil.example/invite?token={invite_token}",
+    "http://localhost:7001@evil.example/invite?token={invite_token}",
+    "http://localhost:70011/invite?token={invite_token}",
+    "//localhost:7001/invite?token={invite_token}",
+    "/invite?token={invite_token}",
+    "javascript://localhost:7001/%0aalert(1)",
+])
+async def test_an_invite_link_must_stay_on_the_dashboards_origin(client, admin_headers, template):
+    r = await update(client, admin_headers, invite_link_template=template)
+    assert (r.status_code, r.json()["type"]) == (400, "invalid_data"), r.text
+    assert "invite_link_template" in r.json()["message"]
+    assert (await Store.first()).invite_link_template is None
+
+
+@pytest.mark.parametrize("template", [
+    "http://localhost:7000/invite?token={invite_token}",  # an ADMIN_CORS origin
+    "HTTP://LOCALHOST:7001/team/join/{invite_token}",  # ADMIN_URL's, in any case
+])
+async def test_an_invite_link_on_a_dashboard_origin_is_kept(client, admin_headers, template):
+    r = await update(client, admin_headers, invite_link_template=template)
+    assert r.status_code == 200 and r.json()["store"]["invite_link_template"] == template
+
+
+async def test_invite_link_origins_lets_the_operator_allow_another_origin(client, admin_headers, monkeypatch):
+    monkeypatch.setattr(Sanic.get_app("commerce_test").ctx, "settings",
+                        settings(invite_link_origins=("https://team.example",)))
+    r = await update(client, admin_headers, invite_link_template="https://team.example/join?t={invite_token}")
+    assert r.status_code == 200, r.text
 
 
 async def test_currencies_replace_the_store_list_and_the_default_may_move_within_it(client, admin_headers):

@@ -3,9 +3,10 @@ session cookie is accepted only from an allowed origin of its interface (STORE_C
 
 import pytest
 
-from models import Customer, GiftCard
+from models import Cart, Customer, GiftCard
 from services.users.users import issue_api_token
 from tests.account_factories import forget_rate_limits, region
+from tests.cart_factories import new_cart, update_cart
 from tests.conftest import SETTINGS
 
 STORE_ORIGIN = SETTINGS.store_cors[0]
@@ -180,6 +181,68 @@ async def test_a_cookie_upload_from_another_site_is_a_403(client, admin_cookie):
     assert r.status_code == 403 and r.json() == FORBIDDEN
     r = await client.post("/admin/uploads", files=CSV_FILE, headers={"Origin": ADMIN_ORIGIN})
     assert r.status_code == 200
+
+
+# ---------------------------------------------------------------- reads that would write
+
+
+async def someone_elses_cart(client) -> str:
+    """A guest's cart (an attacker's), made without the shopper's cookie, which stays in the jar."""
+    jar = dict(client.cookies)
+    client.cookies.clear()
+    cart = await update_cart(client, await new_cart(client, "NA", {"variant_cap_black": 1}),
+                             email="mallory@evil.example")
+    client.cookies.update(jar)
+    return cart["id"]
+
+
+@pytest.mark.parametrize("headers", [
+    {"Referer": f"{EVIL_ORIGIN}/cute-cats"},  # an <img> on another site
+    {"Sec-Fetch-Site": "cross-site"},  # the same, on a page with `Referrer-Policy: no-referrer`
+    {"Sec-Fetch-Site": "same-site"},  # a sibling host, unknown to STORE_CORS, hiding its referrer
+    {"Origin": EVIL_ORIGIN},  # a script's fetch (its answer unreadable there, but the write would stay)
+    {"Origin": "null"},
+    {"Origin": ADMIN_ORIGIN, "Sec-Fetch-Site": "same-site"},  # not an origin of /store
+])
+async def test_a_cross_site_read_of_a_cart_does_not_make_it_the_visitors(client, seeded, shopper_cookie, headers):
+    # Given an attacker's cart, and a shopper signed in by the cookie
+    cart_id = await someone_elses_cart(client)
+    # When another site makes the shopper's browser read it
+    r = await client.get(f"/store/carts/{cart_id}", headers=headers)
+    # I expect the cart as anyone holding its id sees it, still the attacker's, with nothing of the shopper
+    mallory = await Customer.get(email="mallory@evil.example")
+    assert r.status_code == 200
+    assert (r.json()["cart"]["customer_id"], r.json()["cart"]["email"]) == (mallory.id, "mallory@evil.example")
+    assert shopper_cookie not in r.text and SHOPPER["email"] not in r.text
+    cart = await Cart.get(id=cart_id)
+    assert (cart.customer_id, cart.email) == (mallory.id, "mallory@evil.example")
+
+
+@pytest.mark.parametrize("headers", [
+    {},  # a storefront's server (Next.js) forwarding the cookie, curl
+    {"Origin": STORE_ORIGIN, "Sec-Fetch-Site": "same-site"},  # medusa-js in the storefront's pages
+    {"Origin": STORE_ORIGIN, "Sec-Fetch-Site": "cross-site"},  # a storefront on another site, in STORE_CORS
+    {"Referer": f"{STORE_ORIGIN}/cart", "Sec-Fetch-Site": "same-site"},
+    {"Sec-Fetch-Site": "same-origin"},  # a page this server serves
+    {"Sec-Fetch-Site": "none"},  # the shopper typed the address
+])
+async def test_a_read_from_the_storefront_makes_the_cart_the_shoppers(client, seeded, shopper_cookie, headers):
+    cart_id = await someone_elses_cart(client)
+    r = await client.get(f"/store/carts/{cart_id}", headers=headers)
+    assert r.status_code == 200 and r.json()["cart"]["customer_id"] == shopper_cookie
+    assert r.json()["cart"]["email"] == SHOPPER["email"]
+
+
+async def test_a_bearer_read_from_anywhere_makes_the_cart_the_shoppers(client, seeded, shopper_cookie):
+    # A token in a header is sent by the client's own code, never by another site's <img>
+    r = await client.post("/store/auth/token", json={"email": SHOPPER["email"], "password": SHOPPER["password"]})
+    cart_id = await someone_elses_cart(client)
+    client.cookies.clear()
+    r = await client.get(f"/store/carts/{cart_id}", headers={
+        "Authorization": f"Bearer {r.json()['access_token']}", "Referer": f"{EVIL_ORIGIN}/x",
+        "Sec-Fetch-Site": "cross-site",
+    })
+    assert r.status_code == 200 and r.json()["cart"]["customer_id"] == shopper_cookie
 
 
 # ---------------------------------------------------------------- login CSRF
