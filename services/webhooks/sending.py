@@ -22,7 +22,9 @@ async def post(url: str, content: bytes, headers: dict[str, str], allow_private:
     vetted = await addresses(host, target.port or (443 if target.scheme == "https" else 80), allow_private)
     named = {**headers, "host": target.netloc.decode("ascii")}
     # One client per call: its pool is keyed by address, which must never serve another name.
-    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+    # The environment may name trusted certificates (SSL_CERT_FILE) but no proxy.
+    tls = httpx.create_ssl_context(trust_env=True)
+    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False, verify=tls) as client:
         for address in vetted:
             try:
                 return await client.post(target.copy_with(host=address.split("%", 1)[0]), content=content,

@@ -4,9 +4,15 @@ rebinding), and still speaks to the receiver by its name (Host header; TLS SNI a
 from __future__ import annotations
 
 import asyncio
+import datetime
 import socket
+import ssl
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from models import WebhookDelivery, WebhookEndpoint
 from services import webhooks
@@ -74,3 +80,51 @@ async def test_a_delivery_pinned_to_the_vetted_address_names_the_host(receiver, 
     assert (await WebhookDelivery.get(id=delivery.id)).status == "succeeded"
     (got,) = receiver.received
     assert (got.path, got.headers["host"]) == ("/hooks?x=1", f"hooks.test:{receiver.port}")
+
+
+def _certificate(subject: str, key, issuer: x509.Name, signer, ca: bool) -> x509.Certificate:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    built = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+             .issuer_name(issuer).public_key(key.public_key()).serial_number(x509.random_serial_number())
+             .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(hours=1))
+             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    if not ca:
+        built = built.add_extension(x509.SubjectAlternativeName([x509.DNSName(subject)]), critical=False)
+    return built.sign(signer, hashes.SHA256())
+
+
+@pytest.fixture
+async def tls_receiver(tmp_path, monkeypatch):
+    """An https receiver on loopback whose certificate names `hooks.test`, issued by a CA that
+    SSL_CERT_FILE makes the only one trusted (as an operator with a private CA would)."""
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test CA")])
+    ca = _certificate("test CA", ca_key, ca_name, ca_key, ca=True)
+    leaf = _certificate("hooks.test", key, ca_name, ca_key, ca=False)
+    pem = serialization.Encoding.PEM
+    (tmp_path / "ca.pem").write_bytes(ca.public_bytes(pem))
+    (tmp_path / "leaf.pem").write_bytes(leaf.public_bytes(pem))
+    (tmp_path / "key.pem").write_bytes(key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(tmp_path / "leaf.pem", tmp_path / "key.pem")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    r = await Receiver(tls=tls).start()
+    yield r
+    await r.stop()
+
+
+async def test_https_to_a_pinned_address_checks_the_certificate_of_the_name(tls_receiver, dns):
+    # Given two names for the loopback https receiver, its certificate naming only one
+    dns["hooks.test"] = dns["other.test"] = lambda port: "127.0.0.1"
+    good = await queued_delivery(f"https://hooks.test:{tls_receiver.port}/hooks")
+    wrong = await queued_delivery(f"https://other.test:{tls_receiver.port}/hooks")
+    # When both are attempted
+    await attempt(good.id)
+    await attempt(wrong.id)
+    # I expect the name the certificate holds delivered (TLS spoke to it by name, not address),
+    # and the other refused by certificate verification
+    assert (await WebhookDelivery.get(id=good.id)).status == "succeeded"
+    wrong = await WebhookDelivery.get(id=wrong.id)
+    assert wrong.status == "retrying" and "CERTIFICATE_VERIFY_FAILED" in wrong.last_error, wrong.last_error
+    assert [r.headers["host"] for r in tls_receiver.received] == [f"hooks.test:{tls_receiver.port}"]
