@@ -12,6 +12,8 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
+import httpx
+
 from services.core.errors import InvalidData
 
 __all__ = ["check_url", "check_destination", "addresses", "is_public", "Refused"]
@@ -26,7 +28,8 @@ def check_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises for a port out of range
-    except ValueError:
+        httpx.URL(url)  # what sending.py will call: a URL it cannot parse is refused now
+    except (ValueError, httpx.InvalidURL):
         raise InvalidData("url must be an http or https URL") from None
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
         raise InvalidData("url must be an http or https URL with a host and without credentials")

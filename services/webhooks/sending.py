@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import httpx
 
-from services.webhooks.destinations import addresses
+from services.webhooks.destinations import Refused, addresses
 
 __all__ = ["post"]
 
@@ -17,7 +17,10 @@ async def post(url: str, content: bytes, headers: dict[str, str], allow_private:
                timeout: float) -> httpx.Response:
     """The receiver's response (seconds for `timeout`, per phase); Refused for an address it may
     not reach, httpx.HTTPError when no vetted address answers."""
-    target = httpx.URL(url)
+    try:
+        target = httpx.URL(url)
+    except httpx.InvalidURL as e:  # saved before check_url refused such URLs
+        raise Refused(f"the url is not valid: {e}") from None
     host = target.raw_host.decode("ascii")
     vetted = await addresses(host, target.port or (443 if target.scheme == "https" else 80), allow_private)
     named = {**headers, "host": target.netloc.decode("ascii")}

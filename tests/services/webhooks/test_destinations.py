@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.webhooks.destinations import Refused, check_destination
+from services.core.errors import InvalidData
+from services.webhooks.destinations import Refused, check_destination, check_url
 
 REFUSED = [
     "http://127.0.0.1/", "http://10.0.0.1/", "http://169.254.169.254/latest", "http://100.64.0.1/",
@@ -38,3 +39,11 @@ async def test_every_form_of_a_non_global_address_is_refused(url):
 @pytest.mark.parametrize("url", PUBLIC)
 async def test_public_addresses_and_their_embeddings_pass(url):
     await check_destination(url, allow_private=False)
+
+
+@pytest.mark.parametrize("url", [
+    "http://exa\x00mple.com/", "http://☃.com/", "http://[v1.x]/", "http://example.com:99999/",
+])
+def test_a_url_no_client_could_call_is_invalid(url):
+    with pytest.raises(InvalidData):
+        check_url(url)
