@@ -64,6 +64,7 @@ class Settings:
     max_body_bytes: int = 1_000_000
     max_lines_per_order: int = DEFAULT_MAX_LINES  # lines of one cart, draft order or order edit
     body_timeout_seconds: float = 15.0  # the whole request body (uploads excepted) must arrive within this
+    header_timeout_seconds: float = 10.0  # the whole request head must arrive within this of its first byte
     web_concurrency: int = 1
     worker_processes: int = 2
     worker_threads: int = 4
@@ -156,6 +157,7 @@ class Settings:
             max_body_bytes=_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
             max_lines_per_order=_number(e, "MAX_LINES_PER_ORDER", cls.max_lines_per_order),
             body_timeout_seconds=_number(e, "BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds, float),
+            header_timeout_seconds=_number(e, "HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds, float),
             web_concurrency=_number(e, "WEB_CONCURRENCY", cls.web_concurrency),
             worker_processes=_number(e, "WORKER_PROCESSES", cls.worker_processes),
             worker_threads=_number(e, "WORKER_THREADS", cls.worker_threads),
@@ -233,6 +235,8 @@ class Settings:
             raise ConfigError("COOKIE_SAMESITE=None needs COOKIE_SECURE=true (browsers drop it otherwise)")
         if self.body_timeout_seconds <= 0:
             raise ConfigError("BODY_TIMEOUT_SECONDS must be positive")
+        if self.header_timeout_seconds <= 0:
+            raise ConfigError("HEADER_TIMEOUT_SECONDS must be positive")
         if self.stale_authorization_seconds < MIN_STALE_AUTHORIZATION_SECONDS:
             raise ConfigError(f"STALE_AUTHORIZATION_SECONDS must be at least {MIN_STALE_AUTHORIZATION_SECONDS}")
         if self.max_lines_per_order <= 0:

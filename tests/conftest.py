@@ -30,6 +30,7 @@ import pytest  # noqa: E402
 from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
+from app.web.head_deadline import HeadDeadlineProtocol  # noqa: E402
 from services import files, notifications, webhooks  # noqa: E402
 from tests import snapshots  # noqa: E402
 from workers.broker import QUEUES, load_actors, setup_broker  # noqa: E402
@@ -179,7 +180,8 @@ async def running(app):
     """Serve `app` on the test's loop and yield an httpx client for it."""
     app.config.TOUCHUP = False
     port = _free_port()
-    server = await app.create_server(host="127.0.0.1", port=port, return_asyncio_server=True, access_log=False)
+    server = await app.create_server(host="127.0.0.1", port=port, return_asyncio_server=True, access_log=False,
+                                     protocol=HeadDeadlineProtocol)
     await server.startup()
     await server.before_start()
     await server.after_start()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from dataclasses import dataclass, field
 
 __all__ = ["Receiver", "Received"]
@@ -30,6 +31,7 @@ class Receiver:
     port: int = field(default_factory=_free_port)
     received: list[Received] = field(default_factory=list)
     hold: asyncio.Event | None = None  # set: requests are read and never answered
+    tls: ssl.SSLContext | None = None  # set: it speaks https
     _server: asyncio.base_events.Server | None = None
 
     @property
@@ -37,7 +39,7 @@ class Receiver:
         return f"http://127.0.0.1:{self.port}/hooks"
 
     async def start(self) -> "Receiver":
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port, ssl=self.tls)
         return self
 
     async def stop(self) -> None:

@@ -101,13 +101,15 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     from sanic import Sanic
     from sanic.worker.loader import AppLoader
 
+    from app.web.head_deadline import HeadDeadlineProtocol
     from workers.web import build_app
 
     if workers > 1:
         _shared_metrics_dir()
     loader = AppLoader(factory=build_app)
     app = loader.load()
-    app.prepare(host=host, port=port, workers=workers, single_process=workers == 1, motd=False, access_log=False)
+    app.prepare(host=host, port=port, workers=workers, single_process=workers == 1, motd=False, access_log=False,
+                protocol=HeadDeadlineProtocol)
     if workers == 1:
         Sanic.serve_single(primary=app)
     else:

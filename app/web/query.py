@@ -5,7 +5,8 @@
 - `limit`, `offset`, `order` (`-` for descending), `expand` (replaces the default relations;
   empty means none) and `fields` (replaces the default columns, or `+f`/`-f` adjusts them) are
   checked against the resource's allow-lists: anything else is a 400 invalid_data.
-- Every other key is a filter validated by the resource's filter model; unknown keys are a 400.
+- Every other key is a filter validated by the resource's filter model; unknown keys are a 400,
+  and so is any integer in a filter beyond an INTEGER column's range.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ MAX_LIMIT = 100
 # editors ask for `limit: 1000` regions and would silently miss any past a smaller clamp.
 MAX_REFERENCE_LIMIT = 1000
 _MAX_OFFSET = 2**63 - 1  # the largest OFFSET SQL accepts (bigint); beyond it the database fails
+_INT_MIN, _INT_MAX = -2**31, 2**31 - 1  # an INTEGER column's range: every integer filter is held to it
 _MAX_DEPTH = 5
 _KEY = re.compile(r"^([^\[\]]+)((?:\[[^\[\]]*\])*)$")
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
@@ -241,6 +243,7 @@ def parse_query(query_string: str, spec: QuerySpec) -> ParsedQuery:
     if spec.filters is not None:
         try:
             filters = spec.filters.model_validate(query)
+            problems.extend(_out_of_range(filters.model_dump(), query))
         except ValidationError as e:
             problems.extend(messages_of(e))
     elif query:
@@ -266,6 +269,31 @@ def _int(value: Any, name: str, default: int, problems: list[str], maximum: int 
         return max(n, 0)
     problems.append(f"{name} must be a number conforming to the specified constraints")
     return default
+
+
+def _out_of_range(values: dict[str, Any], query: dict[str, Any]) -> list[str]:
+    """Every integer any filter holds must fit the INTEGER columns filters compare (the database
+    fails on more), named as the client wrote it: `a[lt]`, or `a` for `a=n`."""
+    problems = []
+    for name, value in values.items():
+        for path, n in _integers(value, name):
+            label = path if isinstance(query.get(name), dict) else name
+            if n > _INT_MAX:
+                problems.append(f"{label} must not be greater than {_INT_MAX}")
+            elif n < _INT_MIN:
+                problems.append(f"{label} must not be less than {_INT_MIN}")
+    return problems
+
+
+def _integers(value: Any, path: str):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _integers(item, f"{path}[{key}]")
+    elif isinstance(value, list):
+        for item in value:
+            yield from _integers(item, path)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield path, value
 
 
 def _order(value: Any, spec: QuerySpec, problems: list[str]) -> tuple[tuple[str, bool], ...]:

@@ -57,10 +57,16 @@ class LocalFileStorage:
             raise
 
     async def delete(self, key: str) -> None:
+        """A key naming a directory is refused: only files are stored objects."""
+        target = self.path(key)
         try:
-            self.path(key).unlink()
+            target.unlink()
         except FileNotFoundError:
             pass
+        except (IsADirectoryError, PermissionError):  # Linux says the first, macOS the second
+            if not target.is_dir():
+                raise
+            raise InvalidData(f"Invalid file key {key!r}: it names a directory") from None
 
     async def exists(self, key: str) -> bool:
         return self.path(key).is_file()

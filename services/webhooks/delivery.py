@@ -1,7 +1,8 @@
 """Sending one webhook delivery (Standard Webhooks 1.0, reference events-webhooks §B4): a POST
 of `{type, timestamp, data}` with `webhook-id` (the event's id, the same on every attempt and
 redelivery, for the receiver to drop duplicates), `webhook-timestamp` (this attempt) and
-`webhook-signature`; no redirects followed; a timeout per attempt.
+`webhook-signature`; sent only to a vetted address of the URL's host (sending.py), no redirects
+followed; a timeout per attempt.
 
 A 2xx is delivered. A 410 means the receiver is gone: the delivery fails and the endpoint is
 disabled. Anything else (another status, a timeout, a refused connection or address) is retried
@@ -26,7 +27,8 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
 from services.webhooks import settings
-from services.webhooks.destinations import Refused, check_destination
+from services.webhooks.destinations import Refused
+from services.webhooks.sending import post
 from services.webhooks.signing import signature_header
 from services.webhooks.subscriber import DELIVER_ACTOR
 
@@ -72,9 +74,8 @@ async def attempt(delivery_id: str) -> dict:
     started = time.monotonic()
     code, error, retry_after = None, None, None
     try:
-        await check_destination(endpoint.url, config.webhooks_allow_private)
-        async with httpx.AsyncClient(timeout=config.webhook_timeout_seconds, follow_redirects=False) as client:
-            response = await client.post(endpoint.url, content=body, headers=headers)
+        response = await post(endpoint.url, body, headers, config.webhooks_allow_private,
+                              config.webhook_timeout_seconds)
         code = response.status_code
         if not 200 <= code < 300:
             error = f"HTTP {code}: {response.text[:300]}"

@@ -294,6 +294,16 @@ async def test_delete_removes_the_file_and_answers_like_medusa_even_when_it_is_g
     assert r.status_code == 404 and r.json()["type"] == "not_found"
 
 
+async def test_deleting_a_key_that_names_a_directory_is_a_400_and_keeps_its_files(client, admin_headers, stored):
+    [upload] = (await client.post("/admin/uploads", headers=admin_headers,
+                                  files={"files": ("old.png", PNG, "image/png")})).json()["uploads"]
+    directory = upload["key"].rsplit("/", 1)[0]
+    r = await client.request("DELETE", "/admin/uploads", headers=admin_headers, json={"file_key": directory})
+    assert r.status_code == 400, r.text
+    assert r.json() == {"type": "invalid_data", "message": f"Invalid file key {directory!r}: it names a directory"}
+    assert stored() == [upload["key"]]
+
+
 # ---------------------------------------------------------------- signed-in admins only
 
 

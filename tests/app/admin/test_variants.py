@@ -155,6 +155,8 @@ async def test_inventory_is_not_a_route_without_the_inventory_modules(client, ad
     ("colour=red", "property colour should not exist"),
     ("inventory_quantity=many", "inventory_quantity must be a number conforming to the specified constraints"),
     ("inventory_quantity[about]=3", "property about should not exist"),
+    ("inventory_quantity=2147483648", "inventory_quantity must not be greater than 2147483647"),
+    ("inventory_quantity[lt]=-2147483649", "inventory_quantity[lt] must not be less than -2147483648"),
     ("allow_backorder=perhaps", "allow_backorder must be a boolean value"),
     ("expand=customer", "Requested fields [customer] are not valid"),
     ("order=password", "Order field password is not valid"),

@@ -4,6 +4,7 @@ expand, fields and filters (reference admin §1.3-1.4, the seeds' "Common conven
 from datetime import datetime, timezone
 
 import pytest
+from pydantic import BaseModel
 
 from app.web.query import (
     MAX_LIMIT, MAX_REFERENCE_LIMIT, BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_qs, parse_query,
@@ -152,6 +153,36 @@ def test_limit_and_offset_that_are_not_natural_numbers_are_refused(query, messag
 def test_an_offset_beyond_what_sql_accepts_is_refused_rather_than_left_to_fail_in_the_database():
     assert parse_query(f"offset={2**63 - 1}", LIST).offset == 2**63 - 1
     assert refused(f"offset={2**63}") == "offset must not be greater than 9223372036854775807"
+
+
+class Counts(BaseModel):
+    lt: int | None = None
+    gt: int | None = None
+
+
+class StockFilters(Filters):
+    stock: int | None = None
+    sold: Counts | None = None
+    ranks: list[int] = []
+
+
+STOCK = QuerySpec(columns=("id",), filters=StockFilters)
+
+
+@pytest.mark.parametrize("query,message", [
+    (f"stock={2**31}", "stock must not be greater than 2147483647"),
+    (f"sold[gt]={-2**31 - 1}", "sold[gt] must not be less than -2147483648"),
+    (f"ranks[]=1&ranks[]={2**63}", "ranks must not be greater than 2147483647"),
+])
+def test_every_integer_filter_beyond_an_integer_column_is_refused_naming_it(query, message):
+    with pytest.raises(InvalidData) as e:
+        parse_query(query, STOCK)
+    assert str(e.value) == message
+
+
+def test_integer_filters_at_the_edges_of_an_integer_column_pass():
+    parsed = parse_query(f"stock={2**31 - 1}&sold[lt]={-2**31}", STOCK).filters
+    assert (parsed.stock, parsed.sold.lt) == (2**31 - 1, -2**31)
 
 
 def test_a_limit_above_the_maximum_is_clamped():

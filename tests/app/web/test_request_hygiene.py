@@ -119,6 +119,69 @@ async def test_a_body_that_arrives_in_time_in_pieces_is_read(database):
     assert raw.startswith(b"HTTP/1.1 401")
 
 
+HEADER_TIMEOUT = 1.0
+
+
+@asynccontextmanager
+async def head_timed_server():
+    """A server whose request heads must arrive within HEADER_TIMEOUT seconds (pauses of up to a
+    minute allowed), and a raw socket to it."""
+    app = create_app(settings(header_timeout_seconds=HEADER_TIMEOUT, body_timeout_seconds=60), manage_orm=False)
+    async with running(app) as http:
+        reader, writer = await asyncio.open_connection(http.base_url.host, http.base_url.port)
+        try:
+            yield reader, writer
+        finally:
+            writer.close()
+
+
+async def closed(reader) -> bytes:
+    """What the server sent before it closed the connection (a reset also counts as closed)."""
+    try:
+        return await asyncio.wait_for(reader.read(), 10)
+    except ConnectionError:
+        return b""
+
+
+async def test_headers_trickled_byte_by_byte_are_cut_off_at_the_deadline(database):
+    async with head_timed_server() as (reader, writer):
+        # Given a client that sends a header byte every 0.3 s, never finishing its head
+        async def trickle():
+            with contextlib.suppress(ConnectionError):
+                writer.write(b"GET /health HTTP/1.1\r\nHost: shop\r\n")
+                while True:
+                    await asyncio.sleep(HEADER_TIMEOUT * 0.3)
+                    writer.write(b"X")
+                    await writer.drain()
+
+        trickling = asyncio.create_task(trickle())
+        try:
+            # I expect the server to close the connection (the wait is bounded generously)
+            sent = await closed(reader)
+        finally:
+            trickling.cancel()
+    assert sent == b"" or sent.startswith(b"HTTP/1.1 408 ")
+
+
+async def test_a_head_that_stops_short_is_a_408_json_naming_the_deadline(database):
+    async with head_timed_server() as (reader, writer):
+        writer.write(b"GET /health HTTP/1.1\r\nHost: sh")
+        head, _, body = (await closed(reader)).partition(b"\r\n\r\n")
+    assert head.split(b"\r\n")[0] == b"HTTP/1.1 408 Request Timeout"
+    assert orjson.loads(body) == {"type": "invalid_data",
+                                  "message": "The request head did not arrive within 1 seconds"}
+
+
+async def test_heads_in_time_are_answered_on_one_connection(database):
+    async with head_timed_server() as (reader, writer):
+        for _ in range(2):
+            writer.write(b"GET /health HTTP/1.1\r\nHost: sh")
+            await asyncio.sleep(HEADER_TIMEOUT * 0.3)
+            writer.write(b"op\r\n\r\n")
+            raw = await asyncio.wait_for(reader.readuntil(b"\r\n\r\nOK"), 10)
+            assert raw.startswith(b"HTTP/1.1 200")
+
+
 async def test_a_client_that_goes_away_is_not_logged_as_an_error(database, caplog):
     caplog.set_level(logging.DEBUG)
     async with timed_server() as (reader, writer):
