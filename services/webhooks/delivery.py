@@ -84,6 +84,8 @@ async def attempt(delivery_id: str) -> dict:
         error = str(refusal)
     except httpx.HTTPError as e:
         error = f"{type(e).__name__}: {e}"[:500] or type(e).__name__
+    except TimeoutError:
+        error = f"no answer within {config.webhook_timeout_seconds:g} seconds"
     duration = int((time.monotonic() - started) * 1000)
     return await _record(delivery, endpoint, code, error, retry_after, duration)
 

@@ -128,3 +128,38 @@ async def test_https_to_a_pinned_address_checks_the_certificate_of_the_name(tls_
     wrong = await WebhookDelivery.get(id=wrong.id)
     assert wrong.status == "retrying" and "CERTIFICATE_VERIFY_FAILED" in wrong.last_error, wrong.last_error
     assert [r.headers["host"] for r in tls_receiver.received] == [f"hooks.test:{tls_receiver.port}"]
+
+
+async def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_attempts_deadline(monkeypatch):
+    # Given a receiver that answers its headers at once, then a byte of its body every 0.2 s (each
+    # read is quick, so a per-read timeout never fires), and a one-second attempt
+    monkeypatch.setattr(webhooks, "_settings", webhooks.WebhookSettings(webhooks_allow_private=True,
+                                                                       webhook_timeout_seconds=1.0))
+    dripping = asyncio.Event()
+
+    async def drip(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+            dripping.set()
+            while True:
+                writer.write(b"x")
+                await writer.drain()
+                await asyncio.sleep(0.2)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(drip, "127.0.0.1", 0)
+    try:
+        port = server.sockets[0].getsockname()[1]
+        delivery = await queued_delivery(f"http://127.0.0.1:{port}/hooks")
+        # When the delivery is attempted (bounded only so a regression fails instead of hanging)
+        await asyncio.wait_for(attempt(delivery.id), 60)
+    finally:
+        server.close()
+    # I expect the attempt to have ended at its deadline, recorded as a failure to retry
+    delivery = await WebhookDelivery.get(id=delivery.id)
+    assert dripping.is_set()
+    assert delivery.status == "retrying" and delivery.last_error == "no answer within 1 seconds", delivery.last_error
