@@ -17,10 +17,14 @@ from services.core.errors import InvalidData
 
 __all__ = [
     "AddressFields", "Amount", "SignedAmount", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
-    "max_length", "max_items",
+    "max_length", "max_items", "MAX_JSON_DEPTH", "read_json_body",
 ]
 
 M = TypeVar("M", bound=BaseModel)
+
+# Far beyond any body a client sends (metadata included), and far below the recursion limits of
+# orjson's encoder (254) and pydantic, which turn a deeper body into a 500.
+MAX_JSON_DEPTH = 64
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -161,11 +165,47 @@ def parse_model(model: type[M], data: Any) -> M:
         raise InvalidData(", ".join(messages_of(e))) from None
 
 
-def parse_body(request: Request, model: type[M]) -> M:
-    """The request's JSON body as `model`; an absent body counts as `{}`."""
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether `data` (decoded JSON) nests containers more than `limit` levels; without recursion."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _too_deep() -> InvalidData:
+    return InvalidData(f"The request body is nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def read_json_body(request: Request) -> None:
+    """Decode a request's JSON body once, before any handler, refusing one nested deeper than
+    MAX_JSON_DEPTH; `request.json` and `parse_body` then read the decoded value. A body that is not
+    JSON is left to the handler (one that reads no body ignores it, as before)."""
     raw = request.body
-    if not raw or not raw.strip():
-        data: Any = {}
+    if not raw or raw.isspace() or request.parsed_json is not None:
+        return
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        if "depth limit" in str(e):  # orjson's own bound, 1024 levels
+            raise _too_deep() from None
+        return
+    if isinstance(data, (dict, list)) and _deeper_than(data, MAX_JSON_DEPTH):
+        raise _too_deep()
+    request.parsed_json = data
+
+
+def parse_body(request: Request, model: type[M]) -> M:
+    """The request's JSON body as `model` (decoded by `read_json_body`); an absent body counts as `{}`."""
+    raw = request.body
+    if request.parsed_json is not None:
+        data: Any = request.parsed_json
+    elif not raw or not raw.strip():
+        data = {}
     else:
         try:
             data = orjson.loads(raw)
