@@ -4,24 +4,28 @@
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from datetime import datetime, timezone
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Callable, TypeVar
 
 import orjson
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 from sanic import Request
 
+from services.carts import line_limits
 from services.carts.totals import MAX_AMOUNT
 from services.core.errors import InvalidData
 
 __all__ = [
     "AddressFields", "Amount", "SignedAmount", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
-    "max_length", "max_items", "MAX_JSON_DEPTH", "read_json_body",
+    "max_length", "max_items", "max_lines", "MAX_FEW", "MAX_JSON_DEPTH", "read_json_body",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
+# Codes, tracking numbers, shipping methods, images or tags in one request: far more than a real one.
+MAX_FEW = 100
 # Far beyond any body a client sends (metadata included), and far below the recursion limits of
 # orjson's encoder (254) and pydantic, which turn a deeper body into a 500.
 MAX_JSON_DEPTH = 64
@@ -52,14 +56,31 @@ def max_length(limit: int) -> AfterValidator:
     return AfterValidator(check)
 
 
-def max_items(limit: int) -> BeforeValidator:
-    """A list of at most `limit` items, refused before its items are read."""
+def max_items(limit: int | Callable[[], int]) -> BeforeValidator:
+    """A list of at most `limit` items (or of what `limit()` says), refused before its items are
+    read, so a long list of bad items costs one `len`. Every list a body carries has this bound or
+    `max_lines` (tests/app/web/test_body_bounds.py checks it)."""
+    bound = limit if callable(limit) else (lambda: limit)
 
     def check(value: Any) -> Any:
-        if isinstance(value, list) and len(value) > limit:
-            raise PydanticCustomError("invalid", f"must contain no more than {limit} elements")
+        if isinstance(value, list) and len(value) > (most := bound()):
+            raise PydanticCustomError("invalid", f"must contain no more than {most} elements")
         return value
 
+    check.bound = bound  # type: ignore[attr-defined]
+    return BeforeValidator(check)
+
+
+def max_lines(holder: str) -> BeforeValidator:
+    """A list of lines for a `holder` ("cart", "return" ...): at most MAX_LINES_PER_ORDER, refused
+    before its items are read, in the words of the services' own check (services/carts/line_limits.py)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, list) and len(value) > line_limits.max_lines():
+            raise PydanticCustomError("lines", line_limits.too_many_lines(holder))
+        return value
+
+    check.bound = line_limits.max_lines  # type: ignore[attr-defined]
     return BeforeValidator(check)
 
 
@@ -145,6 +166,8 @@ def messages_of(error: ValidationError) -> list[str]:
         elif kind in ("literal_error", "enum"):
             expected = e.get("ctx", {}).get("expected", "")
             msg = f"{name} must be one of the following values: {expected.replace(' or ', ', ').replace(chr(39), '')}"
+        elif kind == "lines":
+            msg = e["msg"]
         elif kind in _TYPE_MESSAGES:
             msg = f"{name} {_TYPE_MESSAGES[kind].format(**e.get('ctx', {}))}"
         elif isinstance(e.get("msg"), str) and kind in ("email", "empty", "invalid", "date", "bool"):
@@ -165,16 +188,19 @@ def parse_model(model: type[M], data: Any) -> M:
         raise InvalidData(", ".join(messages_of(e))) from None
 
 
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether `data` (decoded JSON) nests containers more than `limit` levels; without recursion."""
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = value.values() if isinstance(value, dict) else value
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return False
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_NESTING = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+
+
+def _too_deep_json(raw: bytes) -> bool:
+    """Whether valid JSON `raw` nests deeper than MAX_JSON_DEPTH, from its brackets outside strings:
+    C-speed steps only, where a walk of the decoded value costs a Python step per container (a
+    third of a second for 200,000)."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+        return False  # too few brackets to nest that deep (the common case)
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_NESTING.__getitem__, brackets)), default=0) > MAX_JSON_DEPTH
 
 
 def _too_deep() -> InvalidData:
@@ -194,7 +220,7 @@ def read_json_body(request: Request) -> None:
         if "depth limit" in str(e):  # orjson's own bound, 1024 levels
             raise _too_deep() from None
         return
-    if isinstance(data, (dict, list)) and _deeper_than(data, MAX_JSON_DEPTH):
+    if _too_deep_json(raw):
         raise _too_deep()
     request.parsed_json = data
 
