@@ -15,6 +15,7 @@ from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.web.auth import customer_id
+from app.web.client_address import client_address
 from app.web.publishable_keys import key_scope
 from app.shapes.carts import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart_json
 from app.web.query import ParsedQuery, QuerySpec, parse_qs, parse_query
@@ -107,7 +108,7 @@ class NewShippingMethod(Body):
 
 
 def _request_context(request: Request) -> dict:
-    return {"ip": request.remote_addr or request.ip, "user_agent": request.headers.get("user-agent")}
+    return {"ip": client_address(request), "user_agent": request.headers.get("user-agent")}
 
 
 def cart_answer(view, q=None):
