@@ -49,7 +49,9 @@ def _networks(name: str, value: str | None) -> tuple[ipaddress.IPv4Network | ipa
         try:
             network = ipaddress.ip_network(item)
         except ValueError as e:
-            raise ConfigError(f"{name}: {item!r} is not an IP address or network such as 10.0.0.2 or 10.0.0.0/8 ({e})") from None
+            raise ConfigError(
+                f"{name}: {item!r} is not an IP address or network such as 10.0.0.2 or 10.0.0.0/8 ({e})"
+            ) from None
         if network.prefixlen == 0:
             # Every peer a proxy: any client could name any address in the header.
             raise ConfigError(f"{name}: {item!r} would trust every address; name your proxies' addresses or networks")

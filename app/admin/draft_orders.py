@@ -16,7 +16,9 @@ from app.shapes.draft_orders import DRAFT_COLUMNS, draft_order_json, draft_order
 from app.shapes.orders import ADMIN_RELATIONS, order_json
 from app.web.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
-from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, parse_body, max_items, max_lines, MAX_FEW
+from app.web.validation import (
+    MAX_FEW, AddressFields, Amount, Body, Email, NonEmptyStr, max_items, max_lines, parse_body,
+)
 from models.draft_order import DRAFT_ORDER_STATUSES
 from services.carts.items import MAX_QUANTITY
 from services.draft_orders.lines import DraftLine, LineChanges, NewMethod
@@ -130,7 +132,8 @@ class DraftOrderChangesBody(Body):
     discounts: Annotated[list[Code], max_items(MAX_FEW)] = None  # type: ignore[assignment]
     customer_id: NonEmptyStr = None  # type: ignore[assignment]
     no_notification_order: bool | None = None
-    shipping_methods: Annotated[list[ShippingMethodBody], max_items(MAX_FEW)] = None  # type: ignore[assignment]  # replaces them (ours)
+    # Replaces them (ours).
+    shipping_methods: Annotated[list[ShippingMethodBody], max_items(MAX_FEW)] = None  # type: ignore[assignment]
 
     def changes(self) -> DraftOrderChanges:
         given = {k: getattr(self, k) for k in self.model_fields_set}

@@ -23,7 +23,9 @@ from app.admin.order_answers import keyed_order, moved_order, order_answer
 from app.shapes.orders import order_json
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
 from app.web.responses import json
-from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, SignedAmount, parse_body, max_items, max_lines, MAX_FEW
+from app.web.validation import (
+    MAX_FEW, AddressFields, Amount, Body, Email, NonEmptyStr, SignedAmount, max_items, max_lines, parse_body,
+)
 from app.web.rma import ReturnShipping, ReturnedItem
 from services.orders.cancellation import cancel_order
 from services.orders.capture import capture_order

@@ -1,7 +1,7 @@
 """One line per request (method, route template, status, duration, request id, the client's address
-(app/web/client_address.py) and the signed-in user or customer id; never a path's values, a query string, a header, a token or a password),
-and the request id: taken from a client's `X-Request-Id` when it is a plain token of at most 128
-characters, else made here, and answered in `X-Request-Id`."""
+(app/web/client_address.py) and the signed-in user or customer id; never a path's values, a query
+string, a header, a token or a password), and the request id: taken from a client's `X-Request-Id`
+when it is a plain token of at most 128 characters, else made here, and answered in `X-Request-Id`."""
 
 from __future__ import annotations
 
