@@ -23,7 +23,7 @@ from app.web.files import bp as files_bp
 from app.web.responses import text
 from app.web.sessions import DatabaseSessionStore, RecentSessions, RedisSessionStore, SessionStore
 from app.store import store
-from app.web.validation import refuse_nul_characters
+from app.web.validation import read_json_body, refuse_nul_characters
 from app.web.docs import bp as docs_bp
 from app.web.metrics import bp as metrics_bp, request_finished, request_started
 from app.web.request_log import finish_request, start_request
@@ -95,6 +95,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
         refuse_nul_characters(request)
         require_allowed_origin(request)
         require_json_body(request)
+        read_json_body(request)
         path = request.path
         if path.startswith("/admin") and request.method != "OPTIONS":
             if (request.method, path.rstrip("/")) not in PUBLIC_ADMIN_ROUTES:

@@ -16,7 +16,7 @@ from sanic import Blueprint, Request
 from app.web.query import DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, max_length, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body, max_items
 from models import ProductCollection
 from services.catalog.collections import (
     CollectionFilter, add_products, create_collection, delete_collection, get_collection, list_collections,
@@ -73,13 +73,11 @@ def _product_ids(value: Any) -> Any:
         raise PydanticCustomError("empty", "should not be empty")
     if not all(isinstance(v, str) for v in value):
         raise PydanticCustomError("invalid", "must be an array of strings")
-    if len(value) > MAX_BATCH:
-        raise PydanticCustomError("invalid", f"must contain no more than {MAX_BATCH} elements")
     return value
 
 
 class ProductBatch(Body):
-    product_ids: Annotated[list[str], BeforeValidator(_product_ids)]
+    product_ids: Annotated[list[str], BeforeValidator(_product_ids), max_items(MAX_BATCH)]
 
 
 def _one(collection: ProductCollection, q: ParsedQuery) -> dict:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sanic import Blueprint, Request
 
@@ -12,7 +12,7 @@ from app.admin.customers import CustomerFilters, customers_page
 from app.web.query import DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, parse_body, max_items
 from models import Customer, CustomerGroup
 from services.customers.groups import (
     GroupFilter, add_customers, create_group, delete_group, get_group, list_group_customers, list_groups,
@@ -21,6 +21,8 @@ from services.customers.groups import (
 from services.customers.customers import CustomerFilter
 
 bp = Blueprint("admin_customer_groups", url_prefix="/customer-groups")
+
+MAX_BATCH = 10_000  # one statement's parameters stay within what SQLite and PostgreSQL accept
 
 
 class ListFilters(Filters):
@@ -59,7 +61,7 @@ class CustomerRef(Body):
 
 
 class CustomerBatch(Body):
-    customer_ids: list[CustomerRef]
+    customer_ids: Annotated[list[CustomerRef], max_items(MAX_BATCH)]
 
     def ids(self) -> list[str]:
         return [c.id for c in self.customer_ids]

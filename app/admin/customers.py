@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sanic import Blueprint, Request
 
@@ -10,7 +10,7 @@ from app.shapes.orders import ORDER_COLUMNS
 from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
 from app.web.responses import json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, Email, NonEmptyStr, parse_body
+from app.web.validation import Body, Email, NonEmptyStr, parse_body, max_items, MAX_FEW
 from models import Customer, Order
 from services.customers.customers import CustomerFilter, create_customer, get_customer, list_customers, update_customer
 
@@ -65,7 +65,7 @@ class UpdateCustomer(Body):
     phone: str | None = None
     password: NonEmptyStr = None  # type: ignore[assignment]
     metadata: dict[str, Any] | None = None
-    groups: list[GroupRef] | None = None
+    groups: Annotated[list[GroupRef], max_items(MAX_FEW)] | None = None
 
     def changes(self) -> dict[str, Any]:
         """The keys sent, as `update_customer` arguments (`null` clears a name or the phone)."""

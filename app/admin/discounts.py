@@ -10,7 +10,7 @@ from sanic import Blueprint, Request
 from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, parse_query
 from app.web.serialize import COLUMNS, dump_many
 from app.web.responses import json
-from app.web.validation import Body, DateTime, NonEmptyStr, parse_body
+from app.web.validation import Body, DateTime, NonEmptyStr, parse_body, max_items, MAX_FEW
 from models import Discount, DiscountCondition
 from models.discount import CONDITION_TYPES
 from services.discounts import conditions
@@ -20,6 +20,8 @@ from services.discounts.discounts import DiscountFilter, RuleInput
 from services.core.errors import InvalidData
 
 bp = Blueprint("admin_discounts", url_prefix="/discounts")
+
+MAX_BATCH = 10_000  # one statement's parameters stay within what SQLite and PostgreSQL accept
 
 _CONDITION_RELATIONS = ("products", "product_types", "product_tags", "product_collections", "customer_groups")
 RELATIONS = (
@@ -59,12 +61,15 @@ CONDITION = QuerySpec(
 
 # ---------------------------------------------------------------- bodies
 
+Ids = Annotated[list[str], max_items(MAX_BATCH)]
+
+
 class _Resources(Body):
-    products: list[str] | None = None
-    product_types: list[str] | None = None
-    product_collections: list[str] | None = None
-    product_tags: list[str] | None = None
-    customer_groups: list[str] | None = None
+    products: Ids | None = None
+    product_types: Ids | None = None
+    product_collections: Ids | None = None
+    product_tags: Ids | None = None
+    customer_groups: Ids | None = None
 
     @model_validator(mode="after")
     def _one_kind(self):
@@ -99,7 +104,7 @@ class NewRule(Body):
     value: int
     allocation: Any = None
     description: str | None = None
-    conditions: list[NewCondition] = []
+    conditions: Annotated[list[NewCondition], max_items(MAX_FEW)] = []
 
 
 class RuleChange(Body):
@@ -107,7 +112,7 @@ class RuleChange(Body):
     value: int | None = None
     allocation: Any = None
     description: str | None = None
-    conditions: list[ConditionChange] = []
+    conditions: Annotated[list[ConditionChange], max_items(MAX_FEW)] = []
 
 
 def _region_ids(value: Any) -> Any:
@@ -122,7 +127,7 @@ def _region_ids(value: Any) -> Any:
     return value
 
 
-RegionIds = Annotated[list[str], BeforeValidator(_region_ids)]
+RegionIds = Annotated[list[str], BeforeValidator(_region_ids), max_items(MAX_FEW)]
 
 
 class NewDiscount(Body):
@@ -162,7 +167,7 @@ class ResourceRef(Body):
 
 
 class ResourceBatch(Body):
-    resources: list[ResourceRef]
+    resources: Annotated[list[ResourceRef], max_items(MAX_BATCH)]
 
     def ids(self) -> list[str]:
         return [r.id for r in self.resources]

@@ -16,7 +16,9 @@ from app.shapes.draft_orders import DRAFT_COLUMNS, draft_order_json, draft_order
 from app.shapes.orders import ADMIN_RELATIONS, order_json
 from app.web.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
-from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, parse_body
+from app.web.validation import (
+    MAX_FEW, AddressFields, Amount, Body, Email, NonEmptyStr, max_items, max_lines, parse_body,
+)
 from models.draft_order import DRAFT_ORDER_STATUSES
 from services.carts.items import MAX_QUANTITY
 from services.draft_orders.lines import DraftLine, LineChanges, NewMethod
@@ -100,12 +102,12 @@ class ItemBody(Body):
 class NewDraftOrderBody(Body):
     email: Email
     region_id: NonEmptyStr
-    shipping_methods: list[ShippingMethodBody]
+    shipping_methods: Annotated[list[ShippingMethodBody], max_items(MAX_FEW)]
     status: Literal["open", "completed"] | None = None  # accepted and ignored, as in Medusa v1
     billing_address: Address = None
     shipping_address: Address = None
-    items: list[ItemBody] = []
-    discounts: list[Code] = []
+    items: Annotated[list[ItemBody], max_lines("draft order")] = []
+    discounts: Annotated[list[Code], max_items(MAX_FEW)] = []
     customer_id: NonEmptyStr | None = None
     no_notification_order: bool | None = None
     metadata: Metadata | None = None
@@ -127,10 +129,11 @@ class DraftOrderChangesBody(Body):
     email: Email = None  # type: ignore[assignment]
     billing_address: Address = None
     shipping_address: Address = None
-    discounts: list[Code] = None  # type: ignore[assignment]
+    discounts: Annotated[list[Code], max_items(MAX_FEW)] = None  # type: ignore[assignment]
     customer_id: NonEmptyStr = None  # type: ignore[assignment]
     no_notification_order: bool | None = None
-    shipping_methods: list[ShippingMethodBody] = None  # type: ignore[assignment]  # replaces them (ours)
+    # Replaces them (ours).
+    shipping_methods: Annotated[list[ShippingMethodBody], max_items(MAX_FEW)] = None  # type: ignore[assignment]
 
     def changes(self) -> DraftOrderChanges:
         given = {k: getattr(self, k) for k in self.model_fields_set}

@@ -4,12 +4,12 @@ and shipping a claim take an `Idempotency-Key`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sanic import Blueprint, Request
 
 from app.admin.order_answers import keyed_order, moved_order
-from app.web.validation import AddressFields, Amount, Body, NonEmptyStr, parse_body
+from app.web.validation import AddressFields, Amount, Body, NonEmptyStr, parse_body, max_items, max_lines, MAX_FEW
 from app.web.rma import NewItem, NewItemsFulfillment
 from services.claims.creation import create_claim
 from services.claims.operations import cancel_claim, cancel_claim_fulfillment, fulfil_claim, ship_claim
@@ -25,8 +25,8 @@ class ClaimedItem(Body):
     quantity: int
     reason: str | None = None
     note: str | None = None
-    tags: list[str] | None = None
-    images: list[str] | None = None
+    tags: Annotated[list[str], max_items(MAX_FEW)] | None = None
+    images: Annotated[list[str], max_items(MAX_FEW)] | None = None
     metadata: dict[str, Any] | None = None
 
 
@@ -44,10 +44,10 @@ class ClaimShipping(Body):
 
 class NewClaim(Body):
     type: str
-    claim_items: list[ClaimedItem]
+    claim_items: Annotated[list[ClaimedItem], max_lines("claim")]
     return_shipping: ReturnShipping | None = None
-    additional_items: list[NewItem] | None = None
-    shipping_methods: list[ClaimShipping] | None = None
+    additional_items: Annotated[list[NewItem], max_lines("claim")] | None = None
+    shipping_methods: Annotated[list[ClaimShipping], max_items(MAX_FEW)] | None = None
     refund_amount: Amount | None = None
     shipping_address: AddressFields | None = None
     no_notification: bool | None = None
@@ -75,14 +75,14 @@ class ClaimedItemChange(Body):
     id: NonEmptyStr
     note: str | None = None
     reason: str | None = None
-    images: list[ClaimImageRef] = []
-    tags: list[ClaimTagRef] = []
+    images: Annotated[list[ClaimImageRef], max_items(MAX_FEW)] = []
+    tags: Annotated[list[ClaimTagRef], max_items(MAX_FEW)] = []
     metadata: dict[str, Any] | None = None
 
 
 class ClaimChange(Body):
-    claim_items: list[ClaimedItemChange] | None = None
-    shipping_methods: list[ClaimShipping] | None = None
+    claim_items: Annotated[list[ClaimedItemChange], max_lines("claim")] | None = None
+    shipping_methods: Annotated[list[ClaimShipping], max_items(MAX_FEW)] | None = None
     no_notification: bool | None = None
     metadata: dict[str, Any] | None = None
 
@@ -113,7 +113,7 @@ async def cancel_fulfillment(request: Request, order_id: str, claim_id: str, ful
 
 class ClaimShipment(Body):
     fulfillment_id: NonEmptyStr
-    tracking_numbers: list[str] | None = None
+    tracking_numbers: Annotated[list[str], max_items(MAX_FEW)] | None = None
 
 
 @bp.post("/<claim_id:str>/shipments")

@@ -4,10 +4,12 @@ order; making, fulfilling, shipping and processing the payment take an `Idempote
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from sanic import Blueprint, Request
 
 from app.admin.order_answers import keyed_order, moved_order
-from app.web.validation import Amount, Body, NonEmptyStr, parse_body
+from app.web.validation import Amount, Body, NonEmptyStr, parse_body, max_items, max_lines, MAX_FEW
 from app.web.rma import NewItem, NewItemsFulfillment, ReturnShipping, ReturnedItem
 from services.swaps.creation import create_swap
 from services.swaps.operations import cancel_swap, cancel_swap_fulfillment, fulfil_swap, ship_swap
@@ -24,10 +26,10 @@ class CustomShipping(Body):
 
 
 class NewSwap(Body):
-    return_items: list[ReturnedItem]
+    return_items: Annotated[list[ReturnedItem], max_lines("return")]
     return_shipping: ReturnShipping | None = None
-    additional_items: list[NewItem] | None = None
-    custom_shipping_options: list[CustomShipping] = []
+    additional_items: Annotated[list[NewItem], max_lines("swap")] | None = None
+    custom_shipping_options: Annotated[list[CustomShipping], max_items(MAX_FEW)] = []
     sales_channel_id: str | None = None
     no_notification: bool | None = None
     return_location_id: str | None = None
@@ -60,7 +62,7 @@ async def cancel_fulfillment(request: Request, order_id: str, swap_id: str, fulf
 
 class SwapShipment(Body):
     fulfillment_id: NonEmptyStr
-    tracking_numbers: list[str] | None = None
+    tracking_numbers: Annotated[list[str], max_items(MAX_FEW)] | None = None
     no_notification: bool | None = None
 
 

@@ -15,7 +15,7 @@ The operations (reference orders §3.3-3.7) answer the order as the get does, wi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sanic import Blueprint, Request
 
@@ -23,7 +23,9 @@ from app.admin.order_answers import keyed_order, moved_order, order_answer
 from app.shapes.orders import order_json
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
 from app.web.responses import json
-from app.web.validation import AddressFields, Amount, Body, Email, NonEmptyStr, SignedAmount, parse_body
+from app.web.validation import (
+    MAX_FEW, AddressFields, Amount, Body, Email, NonEmptyStr, SignedAmount, max_items, max_lines, parse_body,
+)
 from app.web.rma import ReturnShipping, ReturnedItem
 from services.orders.cancellation import cancel_order
 from services.orders.capture import capture_order
@@ -102,7 +104,7 @@ class FulfilledItem(Body):
 
 
 class NewFulfillment(Body):
-    items: list[FulfilledItem]
+    items: Annotated[list[FulfilledItem], max_lines("fulfillment")]
     no_notification: bool | None = None
     location_id: str | None = None
     metadata: dict[str, Any] | None = None
@@ -124,7 +126,7 @@ async def cancel_fulfilment(request: Request, order_id: str, fulfillment_id: str
 
 class NewShipment(Body):
     fulfillment_id: NonEmptyStr
-    tracking_numbers: list[str] | None = None
+    tracking_numbers: Annotated[list[str], max_items(MAX_FEW)] | None = None
     no_notification: bool | None = None
 
 
@@ -137,7 +139,7 @@ async def ship(request: Request, order_id: str):
 
 
 class NewReturn(Body):
-    items: list[ReturnedItem]
+    items: Annotated[list[ReturnedItem], max_lines("return")]
     return_shipping: ReturnShipping | None = None
     note: str | None = None
     receive_now: bool = False

@@ -3,13 +3,15 @@ return is on the order (`POST /admin/orders/{id}/return`, app/admin/orders.py)."
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from sanic import Blueprint, Request
 
 from app.shapes.orders import ADMIN_RELATIONS, ORDER_COLUMNS, order_json, return_json
 from app.web.query import QuerySpec, parse_query
 from app.web.responses import json
 from app.web.serialize import COLUMNS, dump
-from app.web.validation import Body, NonEmptyStr, SignedAmount, parse_body
+from app.web.validation import Body, NonEmptyStr, SignedAmount, parse_body, max_lines
 from models import Order, Return, Swap
 from services.orders.view import ADMIN_NOT_FOUND, load_order_view
 from services.returns.cancellation import cancel_return
@@ -51,7 +53,7 @@ class ReceivedItem(Body):
 
 
 class Receipt(Body):
-    items: list[ReceivedItem]
+    items: Annotated[list[ReceivedItem], max_lines("return")]
     refund: SignedAmount | None = None
     location_id: str | None = None
 

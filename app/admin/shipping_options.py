@@ -18,7 +18,7 @@ from app.shapes.shipping_options import dump_priced_options
 from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, max_length, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body, max_items
 from models import ShippingOption
 from services.carts.totals import MAX_AMOUNT
 from services.shipping.admin_options import (
@@ -74,7 +74,7 @@ class NewOption(Body):
     price_type: str  # checked by the service, with Medusa's message
     amount: Amount | None = None
     profile_id: NonEmptyStr | None = None  # absent: the default profile
-    requirements: Annotated[list[NewRequirement], Field(max_length=MAX_REQUIREMENTS)] = []
+    requirements: Annotated[list[NewRequirement], max_items(MAX_REQUIREMENTS)] = []
     is_return: bool = False
     admin_only: bool = False
     metadata: dict[str, Any] | None = None
@@ -89,7 +89,7 @@ class OptionChanges(Body):
     metadata: dict[str, Any] | None = None
     # Absent: the requirements are kept (Medusa v1 refuses that); a list replaces them.
     requirements: Annotated[
-        list[RequirementChange], Field(max_length=MAX_REQUIREMENTS)
+        list[RequirementChange], max_items(MAX_REQUIREMENTS)
     ] = None  # type: ignore[assignment]
 
 

@@ -18,7 +18,7 @@ from sanic import Blueprint, Request
 from app.web.query import MAX_REFERENCE_LIMIT, ParsedQuery, QuerySpec, parse_query
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
-from app.web.validation import Body, NonEmptyStr, max_length, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body, max_items
 from models import ShippingProfile
 from services.shipping.profiles import create_profile, delete_profile, get_profile, list_profiles, update_profile
 
@@ -40,13 +40,11 @@ ONE = LIST.one(default_relations=RELATIONS)
 def _ids(value: Any) -> Any:
     if isinstance(value, list) and not all(isinstance(v, str) for v in value):
         raise PydanticCustomError("invalid", "must be an array of strings")
-    if isinstance(value, list) and len(value) > MAX_BATCH:
-        raise PydanticCustomError("invalid", f"must contain no more than {MAX_BATCH} elements")
     return value
 
 
 Name = Annotated[NonEmptyStr, max_length(MAX_TEXT)]
-Ids = Annotated[list[str], BeforeValidator(_ids)]
+Ids = Annotated[list[str], BeforeValidator(_ids), max_items(MAX_BATCH)]
 
 
 class NewProfile(Body):

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field
 from sanic import Blueprint, Request
 from sanic.exceptions import MethodNotAllowed, NotFound
 
 from app.web.auth import require_admin
 from app.web.responses import json
 from app.web.serialize import dump
-from app.web.validation import Body, NonEmptyStr, max_length, parse_body
+from app.web.validation import Body, NonEmptyStr, max_length, parse_body, max_items
 from services.store.settings import (
     StoreDetails, add_store_currency, list_payment_providers, list_tax_providers,
     load_store, remove_store_currency, update_store,
@@ -55,7 +54,7 @@ class UpdateStore(Body):
     payment_link_template: Template = None
     invite_link_template: Template = None
     default_currency_code: NonEmptyStr = None  # type: ignore[assignment]
-    currencies: Annotated[list[NonEmptyStr], Field(max_length=200)] = None  # type: ignore[assignment]
+    currencies: Annotated[list[NonEmptyStr], max_items(200)] = None  # type: ignore[assignment]
     default_sales_channel_id: NonEmptyStr = None  # type: ignore[assignment]
     metadata: dict[str, Any] | None = None
 

@@ -5,13 +5,13 @@ is made (create, rotate) and masked everywhere else."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sanic import Blueprint, Request
 
 from app.web.query import QuerySpec, parse_query
 from app.web.responses import json
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, parse_body, max_items
 from models import WebhookDelivery, WebhookEndpoint
 from services.webhooks.delivery import redeliver
 from services.webhooks.endpoints import (
@@ -26,6 +26,7 @@ _ENDPOINT = ("id", "url", "description", "events", "status", "disabled_reason", 
              "metadata", "created_at", "updated_at")
 _DELIVERY = ("id", "event_id", "event_name", "endpoint_id", "status", "attempts", "next_attempt_at",
              "last_status_code", "last_error", "delivered_at", "created_at", "updated_at")
+MAX_EVENTS = 200  # more than there are event names (services/events/names.py)
 LIST = QuerySpec(columns=_ENDPOINT, selectable=False, default_limit=50)
 DELIVERIES = QuerySpec(columns=_DELIVERY, selectable=False, default_limit=50)
 
@@ -44,14 +45,14 @@ def _delivery(delivery: WebhookDelivery) -> dict:
 
 class NewWebhook(Body):
     url: NonEmptyStr
-    events: list[str]
+    events: Annotated[list[str], max_items(MAX_EVENTS)]
     description: str | None = None
     metadata: dict[str, Any] | None = None
 
 
 class WebhookChange(Body):
     url: NonEmptyStr | None = None
-    events: list[str] | None = None
+    events: Annotated[list[str], max_items(MAX_EVENTS)] | None = None
     description: str | None = None
     status: str | None = None
     metadata: dict[str, Any] | None = None

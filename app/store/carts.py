@@ -15,13 +15,14 @@ from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.web.auth import customer_id
+from app.web.client_address import client_address
 from app.web.csrf import read_may_write
 from app.web.publishable_keys import key_scope
 from app.shapes.carts import ALLOWED_RELATIONS, DEFAULT_RELATIONS, TOTAL_KEYS, cart_json
 from app.web.query import ParsedQuery, QuerySpec, parse_qs, parse_query
 from app.web.responses import json
 from app.web.serialize import COLUMNS
-from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
+from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body, max_items, max_lines, MAX_FEW
 from models import Cart, Job
 from services.carts.discounts import remove_discount_code
 from services.carts.items import MAX_QUANTITY, NewLine, add_line_item, delete_line_item, update_line_item
@@ -58,7 +59,7 @@ class NewItem(Body):
 class NewCartBody(Body):
     region_id: str | None = None
     country_code: str | None = None
-    items: list[NewItem] | None = None
+    items: Annotated[list[NewItem], max_lines("cart")] | None = None
     context: dict[str, Any] | None = None
     sales_channel_id: str | None = None
 
@@ -74,8 +75,8 @@ class CartChangesBody(Body):
     email: Email = None  # type: ignore[assignment]
     billing_address: AddressFields | NonEmptyStr | None = None
     shipping_address: AddressFields | NonEmptyStr | None = None
-    gift_cards: list[Code] = None  # type: ignore[assignment]
-    discounts: list[Code] = None  # type: ignore[assignment]
+    gift_cards: Annotated[list[Code], max_items(MAX_FEW)] = None  # type: ignore[assignment]
+    discounts: Annotated[list[Code], max_items(MAX_FEW)] = None  # type: ignore[assignment]
     customer_id: NonEmptyStr = None  # type: ignore[assignment]
     context: dict[str, Any] = None  # type: ignore[assignment]
     sales_channel_id: NonEmptyStr = None  # type: ignore[assignment]
@@ -108,7 +109,7 @@ class NewShippingMethod(Body):
 
 
 def _request_context(request: Request) -> dict:
-    return {"ip": request.remote_addr or request.ip, "user_agent": request.headers.get("user-agent")}
+    return {"ip": client_address(request), "user_agent": request.headers.get("user-agent")}
 
 
 def cart_answer(view, q=None):

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.web.auth import customer_id, require_customer
 from app.web.rate_limits import message_request_guard
 from app.web.responses import text
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, parse_body, max_items
 from services.orders.claims import MAX_ORDERS, confirm_order_claim, request_order_claim
 
 __all__ = ["bp"]
@@ -22,7 +21,7 @@ bp = Blueprint("store_order_claims", url_prefix="/orders")
 
 
 class ClaimRequest(Body):
-    order_ids: Annotated[list[NonEmptyStr], Field(max_length=MAX_ORDERS)]
+    order_ids: Annotated[list[NonEmptyStr], max_items(MAX_ORDERS)]
 
 
 class ClaimConfirmation(Body):

@@ -4,12 +4,14 @@ Medusa's `StorePostReturnsReq`), by the rules of the admin's returns (services/r
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from sanic import Blueprint, Request
 
 from app.shapes.orders import return_json
 from app.web.auth import customer_id
 from app.web.keyed import keyed_json
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, parse_body, max_lines
 from app.web.rma import ReturnedItem
 from services.returns.listing import load_returns
 from services.returns.requests import request_return
@@ -26,7 +28,7 @@ class ReturnShipping(Body):
 
 class NewReturn(Body):
     order_id: NonEmptyStr
-    items: list[ReturnedItem]
+    items: Annotated[list[ReturnedItem], max_lines("return")]
     return_shipping: ReturnShipping | None = None
 
 

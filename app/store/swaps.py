@@ -9,13 +9,15 @@ knows an order's id make a swap on it.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from sanic import Blueprint, Request
 
 from app.shapes.swaps import swap_answer
 from app.web.auth import customer_id
 from app.web.keyed import keyed_json
 from app.web.responses import json
-from app.web.validation import Body, NonEmptyStr, parse_body
+from app.web.validation import Body, NonEmptyStr, parse_body, max_lines
 from app.web.rma import NewItem, ReturnedItem
 from services.returns.shoppers import check_shopper_may_return
 from services.swaps.creation import create_shopper_swap
@@ -28,9 +30,9 @@ bp = Blueprint("store_swaps", url_prefix="/swaps")
 
 class NewSwap(Body):
     order_id: NonEmptyStr
-    return_items: list[ReturnedItem]
+    return_items: Annotated[list[ReturnedItem], max_lines("return")]
     return_shipping_option: str | None = None
-    additional_items: list[NewItem]
+    additional_items: Annotated[list[NewItem], max_lines("swap")]
 
 
 @bp.post("")

@@ -15,21 +15,17 @@ from __future__ import annotations
 
 from sanic import Request
 
+from app.web.client_address import client_address
 from services.core.errors import NotFound, Unauthorized
 from services.core.rate_limits import Bucket, Limit, MemoryCounterStore, RateLimiter, RedisCounterStore
 
 __all__ = [
-    "client_ip", "limiter", "sign_in_guard", "order_lookup_guard", "message_request_guard", "email_lookup_guard",
+    "limiter", "sign_in_guard", "order_lookup_guard", "message_request_guard", "email_lookup_guard",
     "sign_up_guard",
 ]
 
 # One per process in embedded mode: every app of the process shares it, as they would Redis.
 _memory = MemoryCounterStore()
-
-
-def client_ip(request: Request) -> str:
-    """The caller's address: from the proxy headers Sanic is told to trust, else the peer."""
-    return request.remote_addr or request.ip or "unknown"
 
 
 def limiter(request: Request) -> RateLimiter:
@@ -46,7 +42,7 @@ def _buckets(request: Request, scope: str, per_email: int, per_ip: int, who: str
     window = request.app.ctx.settings.rate_limit_window_seconds
     return [
         Bucket(Limit(f"{scope}:email", per_email, window), who.strip().lower()),
-        Bucket(Limit(f"{scope}:ip", per_ip, window), client_ip(request)),
+        Bucket(Limit(f"{scope}:ip", per_ip, window), client_address(request)),
     ]
 
 
@@ -55,7 +51,7 @@ def sign_in_guard(request: Request, interface: str, email: str):
     Unauthorized from the block counts as a failure; a success forgets the failures of this
     email from this address (not the email's ceiling, which an attacker would like reset)."""
     settings, scope = request.app.ctx.settings, f"{interface}_sign_in"
-    window, email, ip = settings.rate_limit_window_seconds, email.strip().lower(), client_ip(request)
+    window, email, ip = settings.rate_limit_window_seconds, email.strip().lower(), client_address(request)
     own = Bucket(Limit(f"{scope}:email_ip", settings.sign_in_failures_per_email_and_ip, window), f"{email} {ip}",
                  reset_on_success=True)
     buckets = [
@@ -89,7 +85,7 @@ def message_request_guard(request: Request, recipient: str):
 
 def _per_ip(request: Request, scope: str, maximum: int):
     window = request.app.ctx.settings.rate_limit_window_seconds
-    return limiter(request).attempt([Bucket(Limit(f"{scope}:ip", maximum, window), client_ip(request))])
+    return limiter(request).attempt([Bucket(Limit(f"{scope}:ip", maximum, window), client_address(request))])
 
 
 def email_lookup_guard(request: Request):

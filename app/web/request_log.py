@@ -1,7 +1,7 @@
-"""One line per request (method, route template, status, duration, request id, and the signed-in
-user or customer id; never a path's values, a query string, a header, a token or a password),
-and the request id: taken from a client's `X-Request-Id` when it is a plain token of at most 128
-characters, else made here, and answered in `X-Request-Id`."""
+"""One line per request (method, route template, status, duration, request id, the client's address
+(app/web/client_address.py) and the signed-in user or customer id; never a path's values, a query
+string, a header, a token or a password), and the request id: taken from a client's `X-Request-Id`
+when it is a plain token of at most 128 characters, else made here, and answered in `X-Request-Id`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import uuid
 
 from sanic import Request
 from sanic.response import HTTPResponse
+
+from app.web.client_address import client_address
 
 __all__ = ["start_request", "finish_request", "request_id", "route_of"]
 
@@ -44,10 +46,12 @@ def finish_request(request: Request, response: HTTPResponse) -> tuple[str, float
     route = route_of(request)
     user = getattr(getattr(request.ctx, "user", None), "id", None)
     customer = getattr(request.ctx, "customer_id", None)
+    client = client_address(request)
     log.info(
-        "%s %s %s %sms id=%s%s", request.method, route, response.status, duration_ms, rid,
+        "%s %s %s %sms id=%s client=%s%s", request.method, route, response.status, duration_ms, rid, client,
         f" user={user}" if user else f" customer={customer}" if customer else "",
         extra={"http": {"method": request.method, "route": route, "status": response.status,
-                        "duration_ms": duration_ms, "request_id": rid, "user_id": user, "customer_id": customer}},
+                        "duration_ms": duration_ms, "request_id": rid, "client": client, "user_id": user,
+                        "customer_id": customer}},
     )
     return route, seconds

@@ -4,23 +4,31 @@
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from datetime import datetime, timezone
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Callable, TypeVar
 
 import orjson
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 from sanic import Request
 
+from services.carts import line_limits
 from services.carts.totals import MAX_AMOUNT
 from services.core.errors import InvalidData
 
 __all__ = [
     "AddressFields", "Amount", "SignedAmount", "Body", "DateTime", "Email", "NonEmptyStr", "parse_body", "parse_model", "messages_of", "refuse_nul_characters",
-    "max_length", "max_items",
+    "max_length", "max_items", "max_lines", "MAX_FEW", "MAX_JSON_DEPTH", "read_json_body",
 ]
 
 M = TypeVar("M", bound=BaseModel)
+
+# Codes, tracking numbers, shipping methods, images or tags in one request: far more than a real one.
+MAX_FEW = 100
+# Far beyond any body a client sends (metadata included), and far below the recursion limits of
+# orjson's encoder (254) and pydantic, which turn a deeper body into a 500.
+MAX_JSON_DEPTH = 64
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -48,14 +56,31 @@ def max_length(limit: int) -> AfterValidator:
     return AfterValidator(check)
 
 
-def max_items(limit: int) -> BeforeValidator:
-    """A list of at most `limit` items, refused before its items are read."""
+def max_items(limit: int | Callable[[], int]) -> BeforeValidator:
+    """A list of at most `limit` items (or of what `limit()` says), refused before its items are
+    read, so a long list of bad items costs one `len`. Every list a body carries has this bound or
+    `max_lines` (tests/app/web/test_body_bounds.py checks it)."""
+    bound = limit if callable(limit) else (lambda: limit)
 
     def check(value: Any) -> Any:
-        if isinstance(value, list) and len(value) > limit:
-            raise PydanticCustomError("invalid", f"must contain no more than {limit} elements")
+        if isinstance(value, list) and len(value) > (most := bound()):
+            raise PydanticCustomError("invalid", f"must contain no more than {most} elements")
         return value
 
+    check.bound = bound  # type: ignore[attr-defined]
+    return BeforeValidator(check)
+
+
+def max_lines(holder: str) -> BeforeValidator:
+    """A list of lines for a `holder` ("cart", "return" ...): at most MAX_LINES_PER_ORDER, refused
+    before its items are read, in the words of the services' own check (services/carts/line_limits.py)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, list) and len(value) > line_limits.max_lines():
+            raise PydanticCustomError("lines", line_limits.too_many_lines(holder))
+        return value
+
+    check.bound = line_limits.max_lines  # type: ignore[attr-defined]
     return BeforeValidator(check)
 
 
@@ -141,6 +166,8 @@ def messages_of(error: ValidationError) -> list[str]:
         elif kind in ("literal_error", "enum"):
             expected = e.get("ctx", {}).get("expected", "")
             msg = f"{name} must be one of the following values: {expected.replace(' or ', ', ').replace(chr(39), '')}"
+        elif kind == "lines":
+            msg = e["msg"]
         elif kind in _TYPE_MESSAGES:
             msg = f"{name} {_TYPE_MESSAGES[kind].format(**e.get('ctx', {}))}"
         elif isinstance(e.get("msg"), str) and kind in ("email", "empty", "invalid", "date", "bool"):
@@ -161,11 +188,50 @@ def parse_model(model: type[M], data: Any) -> M:
         raise InvalidData(", ".join(messages_of(e))) from None
 
 
-def parse_body(request: Request, model: type[M]) -> M:
-    """The request's JSON body as `model`; an absent body counts as `{}`."""
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_NESTING = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+
+
+def _too_deep_json(raw: bytes) -> bool:
+    """Whether valid JSON `raw` nests deeper than MAX_JSON_DEPTH, from its brackets outside strings:
+    C-speed steps only, where a walk of the decoded value costs a Python step per container (a
+    third of a second for 200,000)."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+        return False  # too few brackets to nest that deep (the common case)
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_NESTING.__getitem__, brackets)), default=0) > MAX_JSON_DEPTH
+
+
+def _too_deep() -> InvalidData:
+    return InvalidData(f"The request body is nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def read_json_body(request: Request) -> None:
+    """Decode a request's JSON body once, before any handler, refusing one nested deeper than
+    MAX_JSON_DEPTH; `request.json` and `parse_body` then read the decoded value. A body that is not
+    JSON is left to the handler (one that reads no body ignores it, as before)."""
     raw = request.body
-    if not raw or not raw.strip():
-        data: Any = {}
+    if not raw or raw.isspace() or request.parsed_json is not None:
+        return
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        if "depth limit" in str(e):  # orjson's own bound, 1024 levels
+            raise _too_deep() from None
+        return
+    if _too_deep_json(raw):
+        raise _too_deep()
+    request.parsed_json = data
+
+
+def parse_body(request: Request, model: type[M]) -> M:
+    """The request's JSON body as `model` (decoded by `read_json_body`); an absent body counts as `{}`."""
+    raw = request.body
+    if request.parsed_json is not None:
+        data: Any = request.parsed_json
+    elif not raw or not raw.strip():
+        data = {}
     else:
         try:
             data = orjson.loads(raw)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from services.core.errors import InvalidData
 
-__all__ = ["DEFAULT_MAX_LINES", "configure", "check_room"]
+__all__ = ["DEFAULT_MAX_LINES", "configure", "check_room", "max_lines", "too_many_lines"]
 
 DEFAULT_MAX_LINES = 500
 _max_lines = DEFAULT_MAX_LINES
@@ -20,8 +20,17 @@ def configure(settings) -> int:
     return _max_lines
 
 
+def max_lines() -> int:
+    return _max_lines
+
+
+def too_many_lines(holder: str) -> str:
+    """The refusal of one line too many for a `holder` ("cart", "draft order", "return" ...)."""
+    article = "An" if holder[0] in "aeiou" else "A"
+    return f"{article} {holder} can hold at most {_max_lines} lines"
+
+
 def check_room(lines: int, holder: str) -> None:
     """InvalidData unless a `holder` ("cart", "draft order", "order edit") may hold `lines` lines."""
     if lines > _max_lines:
-        article = "An" if holder[0] in "aeiou" else "A"
-        raise InvalidData(f"{article} {holder} can hold at most {_max_lines} lines")
+        raise InvalidData(too_many_lines(holder))

@@ -4,6 +4,7 @@ look-ups that find nothing likewise; messages asked for, email look-ups and sign
 refusal is a JSON 429 with `Retry-After`."""
 
 import asyncio
+import ipaddress
 from contextlib import asynccontextmanager
 
 import pytest
@@ -25,6 +26,7 @@ STRICT = {
     "email_lookups_per_ip": 3, "sign_ups_per_ip": 2, "rate_limit_window_seconds": 60.0,
 }
 WRONG = "not-the-password"
+LOCAL_PROXY = (ipaddress.ip_network("127.0.0.1"),)
 _apps = iter(range(1_000_000))
 
 
@@ -38,10 +40,10 @@ async def fresh_limits(client):
 @asynccontextmanager
 async def strict_shop(defaults: bool = False, **changes):
     """The shop with small limits (or the default ones), and a look-up route that only finds
-    display id 1 of a@b.co. It trusts `X-Real-IP` for the client's address, as behind a proxy."""
-    app = create_app(settings(**{**({} if defaults else STRICT), **changes}), manage_orm=False,
-                     name=f"limits{next(_apps)}")
-    app.config.REAL_IP_HEADER = "x-real-ip"
+    display id 1 of a@b.co. It sits behind a proxy on 127.0.0.1 (the test client's address), whose
+    `X-Forwarded-For` names the client."""
+    app = create_app(settings(**{**({} if defaults else STRICT), "trusted_proxies": LOCAL_PROXY, **changes}),
+                     manage_orm=False, name=f"limits{next(_apps)}")
 
     @app.get("/test/lookup")
     async def lookup(request: Request):
@@ -56,7 +58,7 @@ async def strict_shop(defaults: bool = False, **changes):
 
 
 async def _sign_in(client, email, password, path="/store/auth", ip="10.0.0.1"):
-    return await client.post(path, json={"email": email, "password": password}, headers={"x-real-ip": ip})
+    return await client.post(path, json={"email": email, "password": password}, headers={"x-forwarded-for": ip})
 
 
 def _refused(r, window: int = 60) -> bool:
@@ -179,10 +181,10 @@ async def test_email_look_ups_are_limited_per_address(client):
     await shopper(client)
     async with strict_shop() as shop:
         for email in ("jane@example.com", "x@example.com", "y@example.com"):
-            r = await shop.get(f"/store/auth/{email}", headers={"x-real-ip": "10.0.3.1"})
+            r = await shop.get(f"/store/auth/{email}", headers={"x-forwarded-for": "10.0.3.1"})
             assert r.status_code == 200
-        assert _refused(await shop.get("/store/auth/jane@example.com", headers={"x-real-ip": "10.0.3.1"}))
-        r = await shop.get("/store/auth/jane@example.com", headers={"x-real-ip": "10.0.3.2"})
+        assert _refused(await shop.get("/store/auth/jane@example.com", headers={"x-forwarded-for": "10.0.3.1"}))
+        r = await shop.get("/store/auth/jane@example.com", headers={"x-forwarded-for": "10.0.3.2"})
         assert r.status_code == 200 and r.json() == {"exists": True}
 
 
@@ -191,13 +193,42 @@ async def test_sign_ups_are_limited_per_address(client):
 
     async with strict_shop() as shop:
         for i in range(2):
-            r = await shop.post("/store/customers", headers={"x-real-ip": "10.0.4.1"},
+            r = await shop.post("/store/customers", headers={"x-forwarded-for": "10.0.4.1"},
                                 json={"email": f"new{i}@example.com", "password": "a-secret"})
             assert r.status_code == 200, r.text
-        r = await shop.post("/store/customers", headers={"x-real-ip": "10.0.4.1"},
+        r = await shop.post("/store/customers", headers={"x-forwarded-for": "10.0.4.1"},
                             json={"email": "new9@example.com", "password": "a-secret"})
         assert _refused(r)
         assert not await Customer.filter(email="new9@example.com").exists()
-        r = await shop.post("/store/customers", headers={"x-real-ip": "10.0.4.2"},
+        r = await shop.post("/store/customers", headers={"x-forwarded-for": "10.0.4.2"},
                             json={"email": "new9@example.com", "password": "a-secret"})
         assert r.status_code == 200
+
+
+@pytest.mark.parametrize("trusted", [(), (ipaddress.ip_network("10.0.0.0/8"),)], ids=["no-proxy", "other-proxy"])
+async def test_a_peer_that_is_no_trusted_proxy_cannot_escape_a_limit_by_naming_other_addresses(client, trusted):
+    from models import Customer
+
+    async with strict_shop(trusted_proxies=trusted) as shop:
+        for i in range(2):
+            r = await shop.post("/store/customers", headers={"x-forwarded-for": f"10.0.5.{i}"},
+                                json={"email": f"spoof{i}@example.com", "password": "a-secret"})
+            assert r.status_code == 200, r.text
+        r = await shop.post("/store/customers", headers={"x-forwarded-for": "10.0.5.9", "forwarded": "for=10.0.5.8"},
+                            json={"email": "spoof9@example.com", "password": "a-secret"})
+        assert _refused(r)
+        assert not await Customer.filter(email="spoof9@example.com").exists()
+
+
+async def test_by_default_an_office_behind_one_address_signs_up_and_looks_up_emails_freely(client):
+    # Given the default limits and a shop whose customers share one address (an office, a carrier's NAT)
+    async with strict_shop(defaults=True) as shop:
+        office = {"x-forwarded-for": "198.51.100.7"}
+        # When 31 of them look up their email and 11 sign up within the window
+        for i in range(31):
+            assert (await shop.get(f"/store/auth/colleague{i}@example.com", headers=office)).status_code == 200
+        for i in range(11):
+            r = await shop.post("/store/customers", headers=office,
+                                json={"email": f"colleague{i}@example.com", "password": "a-secret"})
+            # I expect none of them refused (the former limits, 30 and 10, refused the last)
+            assert r.status_code == 200, r.text
