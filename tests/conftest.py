@@ -19,7 +19,9 @@ import asyncio  # noqa: E402
 import atexit  # noqa: E402
 import logging  # noqa: E402
 import shutil  # noqa: E402
+import signal  # noqa: E402
 import socket  # noqa: E402
+import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import uuid  # noqa: E402
 from contextlib import asynccontextmanager  # noqa: E402
@@ -74,6 +76,41 @@ webhooks.configure(SETTINGS)
 notifications.configure(SETTINGS)  # the recording provider (no SMTP_HOST in the test settings)
 BROKER = setup_broker(SETTINGS)
 load_actors()
+
+
+# The bound on any wait for a condition, in seconds: only so that a broken run ends instead of hanging.
+# A slow or busy machine takes longer, never fails: no test waits on the clock for something to happen.
+PATIENCE = float(os.environ.get("TEST_PATIENCE_SECONDS", "120"))
+
+
+def stop_process(proc: subprocess.Popen, grace: float = PATIENCE) -> None:
+    """Stop a process a test started, whatever the test's outcome: SIGTERM (to its whole group when
+    it leads one, i.e. was started with start_new_session), SIGKILL after `grace` seconds, and
+    SIGKILL to whatever of its group outlived it (a worker's children)."""
+    leads = False
+    if proc.returncode is None:  # not reaped yet (a zombie at worst): the pid is still this process's
+        try:
+            leads = os.getpgid(proc.pid) == proc.pid
+        except ProcessLookupError:
+            pass
+
+    def send(signum: int) -> None:
+        try:
+            if leads:  # a group's id stays taken while any member lives, so this reaches only its own
+                os.killpg(proc.pid, signum)
+            elif proc.poll() is None:
+                proc.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+    if proc.poll() is None:
+        send(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            send(signal.SIGKILL)
+            proc.wait()
+    send(signal.SIGKILL)
 
 
 def requires_postgres(reason: str = "needs PostgreSQL and Redis"):
