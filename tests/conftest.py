@@ -337,7 +337,7 @@ async def count_queries():
         logger.setLevel(level)
 
 
-async def idle(worker, timeout: float = 20.0) -> None:
+async def idle(worker, timeout: float = PATIENCE) -> None:
     """Until every queue is empty and `worker` holds no message: for a test that asserts nothing
     more happens, instead of sleeping and hoping."""
     for queue in QUEUES:
@@ -349,7 +349,7 @@ def settings(**changes) -> Settings:
     return replace(SETTINGS, **changes)
 
 
-async def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+async def wait_for(predicate, timeout: float = PATIENCE, interval: float = 0.05):
     """Await `predicate()` until it is truthy; its last value, or an AssertionError on timeout."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -378,18 +378,17 @@ def s3_endpoint():
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + PATIENCE
     while True:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 break
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
+                stop_process(proc)
                 raise RuntimeError("moto's S3 server did not start")
             time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
