@@ -19,7 +19,9 @@ import asyncio  # noqa: E402
 import atexit  # noqa: E402
 import logging  # noqa: E402
 import shutil  # noqa: E402
+import signal  # noqa: E402
 import socket  # noqa: E402
+import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import uuid  # noqa: E402
 from contextlib import asynccontextmanager  # noqa: E402
@@ -75,6 +77,41 @@ webhooks.configure(SETTINGS)
 notifications.configure(SETTINGS)  # the recording provider (no SMTP_HOST in the test settings)
 BROKER = setup_broker(SETTINGS)
 load_actors()
+
+
+# The bound on any wait for a condition, in seconds: only so that a broken run ends instead of hanging.
+# A slow or busy machine takes longer, never fails: no test waits on the clock for something to happen.
+PATIENCE = float(os.environ.get("TEST_PATIENCE_SECONDS", "120"))
+
+
+def stop_process(proc: subprocess.Popen, grace: float = PATIENCE) -> None:
+    """Stop a process a test started, whatever the test's outcome: SIGTERM (to its whole group when
+    it leads one, i.e. was started with start_new_session), SIGKILL after `grace` seconds, and
+    SIGKILL to whatever of its group outlived it (a worker's children)."""
+    leads = False
+    if proc.returncode is None:  # not reaped yet (a zombie at worst): the pid is still this process's
+        try:
+            leads = os.getpgid(proc.pid) == proc.pid
+        except ProcessLookupError:
+            pass
+
+    def send(signum: int) -> None:
+        try:
+            if leads:  # a group's id stays taken while any member lives, so this reaches only its own
+                os.killpg(proc.pid, signum)
+            elif proc.poll() is None:
+                proc.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+    if proc.poll() is None:
+        send(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            send(signal.SIGKILL)
+            proc.wait()
+    send(signal.SIGKILL)
 
 
 def requires_postgres(reason: str = "needs PostgreSQL and Redis"):
@@ -302,7 +339,7 @@ async def count_queries():
         logger.setLevel(level)
 
 
-async def idle(worker, timeout: float = 20.0) -> None:
+async def idle(worker, timeout: float = PATIENCE) -> None:
     """Until every queue is empty and `worker` holds no message: for a test that asserts nothing
     more happens, instead of sleeping and hoping."""
     for queue in QUEUES:
@@ -314,7 +351,7 @@ def settings(**changes) -> Settings:
     return replace(SETTINGS, **changes)
 
 
-async def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+async def wait_for(predicate, timeout: float = PATIENCE, interval: float = 0.05):
     """Await `predicate()` until it is truthy; its last value, or an AssertionError on timeout."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -343,18 +380,17 @@ def s3_endpoint():
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + PATIENCE
     while True:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 break
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
+                stop_process(proc)
                 raise RuntimeError("moto's S3 server did not start")
             time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)

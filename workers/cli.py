@@ -25,6 +25,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 from tortoise import Tortoise
 
@@ -33,6 +34,7 @@ from workers.broker import QUEUES
 from models.job import JOB_STATUSES
 from services import files
 from workers.logs import configure_logging
+from workers.progress import MigrationProgress, SeedProgress
 
 DEMO_SEED = Path(__file__).with_name("demo") / "seed.json"
 
@@ -49,26 +51,31 @@ async def with_db(settings: Settings, work):
         await Tortoise.close_connections()
 
 
-async def migrate(settings: Settings) -> None:
+async def migrate(settings: Settings, out: TextIO | None = None) -> None:
+    """Apply the migrations not yet applied, naming each on `out` as it starts."""
     from tortoise.migrations.api.migrate import migrate as run_migrations
 
     from services.store.defaults import ensure_defaults
 
     if settings.database_url.startswith("sqlite://"):
         Path(settings.database_url[len("sqlite://"):]).parent.mkdir(parents=True, exist_ok=True)
+    told = MigrationProgress(out) if out else None
     try:
-        await run_migrations(config=settings.tortoise_config())
+        await run_migrations(config=settings.tortoise_config(), reporter=told and told.reporter,
+                             progress=told and told.progress)
     finally:  # an open SQLite connection's thread would keep a failed run from exiting
         await Tortoise.close_connections()
     await with_db(settings, ensure_defaults)
 
 
-async def seed(settings: Settings, path: Path) -> dict:
+async def seed(settings: Settings, path: Path, what: str, out: TextIO, *, migrated: bool = False) -> dict:
+    """Load a seed file (migrating first unless `migrated`), saying how far it is on `out`."""
     from services.store.seed import load_seed
 
     data = json.loads(path.read_text())
-    await migrate(settings)
-    return await with_db(settings, lambda: load_seed(data))
+    if not migrated:
+        await migrate(settings, out)
+    return await with_db(settings, lambda: load_seed(data, SeedProgress(what, out)))
 
 
 async def _store_is_empty(settings: Settings) -> bool:
@@ -158,41 +165,43 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="commerce", description="Medusa v1 compatible commerce back end")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("migrate", help="apply migrations and create the store's defaults")
-    s = sub.add_parser("seed", help="load a Medusa v1 seed file")
-    s.add_argument("file", type=Path)
+    s = sub.add_parser("seed", help="load a Medusa v1 seed file (again: changes nothing)")
+    s.add_argument("file", type=Path, help="the seed file (JSON, Medusa v1's seed format)")
     u = sub.add_parser("user", help="manage back-office users").add_subparsers(dest="action", required=True)
-    c = u.add_parser("create")
-    c.add_argument("--email", required=True)
-    c.add_argument("--password", required=True)
-    c.add_argument("--role", default="admin", choices=("admin", "member", "developer"))
-    c.add_argument("--first-name")
-    c.add_argument("--last-name")
+    c = u.add_parser("create", help="add a back-office user who signs in with email and password")
+    c.add_argument("--email", required=True, help="the user's email, their sign-in name")
+    c.add_argument("--password", required=True, help="the user's password (stored hashed)")
+    c.add_argument("--role", default="admin", choices=("admin", "member", "developer"),
+                   help="admin (manages the team) or member or developer (default: admin)")
+    c.add_argument("--first-name", help="shown in the dashboard")
+    c.add_argument("--last-name", help="shown in the dashboard")
     t = u.add_parser("token", help="issue a new API token (printed once)")
-    t.add_argument("email")
+    t.add_argument("email", help="the user's email")
     pw = u.add_parser("password", help="set a new password; ends the user's sessions and JWTs (not the API token)")
-    pw.add_argument("email")
-    pw.add_argument("--password", required=True)
+    pw.add_argument("email", help="the user's email")
+    pw.add_argument("--password", required=True, help="the new password")
     for name, text in (("serve", "the web server (the API; embedded mode also runs jobs and sweeps in it)"),
                        ("start", "migrate, load the demo store when the database is empty, then serve")):
         sv = sub.add_parser(name, help=text)
-        sv.add_argument("--host", default="127.0.0.1")
-        sv.add_argument("--port", type=int, default=9000)
+        sv.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0: every interface)")
+        sv.add_argument("--port", type=int, default=9000, help="port to listen on (default 9000)")
         sv.add_argument("--workers", type=int, default=None, help="web processes (default WEB_CONCURRENCY or 1)")
     w = sub.add_parser("worker", help="Dramatiq worker processes (needs REDIS_URL)")
-    w.add_argument("--processes", type=int, default=None)
-    w.add_argument("--threads", type=int, default=None)
+    w.add_argument("--processes", type=int, default=None, help="worker processes (default WORKER_PROCESSES or 2)")
+    w.add_argument("--threads", type=int, default=None, help="threads per process (default WORKER_THREADS or 4)")
     sub.add_parser("scheduler", help="the APScheduler process (any number: each sweep runs once per interval)")
     j = sub.add_parser("jobs", help="inspect and steer the job outbox (ping, list, show, retry, cancel)").add_subparsers(dest="action", required=True)
     pg = j.add_parser("ping", help="enqueue a ping job and wait for a worker to run it")
-    pg.add_argument("--timeout", type=float, default=10.0)
+    pg.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the job (default 10)")
     ls = j.add_parser("list", help="jobs newest first, one JSON line each")
     ls.add_argument("--status", action="append", choices=JOB_STATUSES, help="repeat for several")
     ls.add_argument("--actor", action="append", help="actor name, e.g. send_notification; repeat for several")
-    ls.add_argument("--limit", type=int, default=50)
+    ls.add_argument("--limit", type=int, default=50, help="at most this many jobs (default 50)")
     for action, text in (("show", "one job with its attempts, last error and result"),
                          ("retry", "run a failed or canceled job again"),
                          ("cancel", "cancel a job that is not running yet")):
-        j.add_parser(action, help=text).add_argument("id")
+        j.add_parser(action, help=text).add_argument("id", help="the job's id (job_…)")
     return p
 
 
@@ -206,12 +215,13 @@ def main(argv: list[str] | None = None) -> None:
     files.configure(settings)  # for every command that reads or writes stored files
     cmd = args.command
     if cmd == "migrate":
-        asyncio.run(migrate(settings))
+        asyncio.run(migrate(settings, sys.stdout))
         print("migrations applied")
     elif cmd == "seed":
         if not args.file.exists():
             sys.exit(f"Could not find a seed file at: {args.file}")
-        print(json.dumps(_run_domain(seed(settings, args.file))))
+        # Progress goes to stderr: stdout is the report, one JSON line.
+        print(json.dumps(_run_domain(seed(settings, args.file, f"loading {args.file.name}", sys.stderr))))
     elif cmd == "user":
         _user(settings, args)
     elif cmd in ("serve", "start"):
@@ -222,9 +232,10 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(busy)
         demo = False
         if cmd == "start":
-            asyncio.run(migrate(settings))
+            asyncio.run(migrate(settings, sys.stdout))
             if asyncio.run(_store_is_empty(settings)):
-                print(seeded_line(_run_domain(seed(settings, DEMO_SEED))), flush=True)
+                report = _run_domain(seed(settings, DEMO_SEED, "loading demo store", sys.stdout, migrated=True))
+                print(seeded_line(report), flush=True)
             demo = asyncio.run(_has_demo_admin(settings))
         workers = args.workers or settings.web_concurrency
         print(banner(settings, args.host, args.port, workers, demo=demo), flush=True)

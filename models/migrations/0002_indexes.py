@@ -1,7 +1,7 @@
 """Partial unique indexes (live rows only, so a soft-deleted row frees its value) and indexes on
 the foreign keys that reads follow; written as SQL that SQLite and PostgreSQL both accept."""
 
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 
 UNIQUE_LIVE = [
@@ -53,7 +53,7 @@ def _reverse() -> list[str]:
     ]
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [("models", "0001_initial")]
 
     operations = [ops.RunSQL(_forward(), reverse_sql=_reverse())]

@@ -1,4 +1,4 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from orjson import loads
 from tortoise.fields.base import OnDelete
@@ -6,7 +6,7 @@ from tortoise.fields.data import JSON_DUMPS
 from tortoise import fields
 from tortoise.indexes import Index
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0002_indexes')]
 
     initial = False

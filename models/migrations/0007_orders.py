@@ -1,4 +1,4 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from orjson import loads
 from tortoise.fields.base import OnDelete
@@ -20,7 +20,7 @@ INDEXES = [
 SEED = ["INSERT INTO \"display_sequence\" (\"name\", \"value\") VALUES ('order', 0)"]
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0006_carts')]
 
     initial = False

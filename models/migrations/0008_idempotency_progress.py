@@ -1,8 +1,8 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from tortoise import fields
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0007_orders')]
 
     initial = False

@@ -1,4 +1,4 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from tortoise import fields
 
@@ -25,6 +25,8 @@ def _alter(kind: str) -> list[str]:
 class AlterFieldState(ops.AlterField):
     """The model state only: the columns change in WidenColumns below."""
 
+    reads_old_state = False  # no copy of the state before it (models/migrations/_base.py)
+
     async def database_forward(self, *args, **kwargs) -> None:
         return None
 
@@ -42,7 +44,7 @@ class WidenColumns(ops.RunSQL):
         await super()._run_sql(state_editor, sqls)
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0009_order_edits')]
 
     initial = False

@@ -1,11 +1,11 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from tortoise import fields
 
 # A running job's heartbeat (taken over when it stops); rate-limit counters in the database, for
 # when Redis cannot be reached, and the scheduler's once-per-interval leases.
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0012_settings_catalogue')]
 
     initial = False

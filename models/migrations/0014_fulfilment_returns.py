@@ -1,4 +1,4 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from orjson import loads
 from tortoise.fields.base import OnDelete
@@ -15,7 +15,7 @@ INDEXES = [
     'CREATE INDEX "ix_notification_parent_id" ON "notification" ("parent_id")',
 ]
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0013_job_heartbeats')]
 
     initial = False

@@ -2,13 +2,13 @@
 checks of services/catalog/product_rules.py, made safe against a concurrent request. Medusa v1
 has no such index; a database holding duplicates must settle them before this applies."""
 
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 
 CODES = ("barcode", "ean", "upc")
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [("models", "0014_fulfilment_returns")]
 
     operations = [ops.RunSQL(

@@ -2,7 +2,7 @@
 copy it over, so a resend sent before this keeps its place under its original."""
 
 import orjson
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 
 
@@ -20,7 +20,7 @@ async def copy_parents(apps, schema_editor) -> None:
             )
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [("models", "0015_variant_codes_live")]
 
     operations = [ops.RunPython(copy_parents, ops.RunPython.noop)]

@@ -1,4 +1,4 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from orjson import loads
 from tortoise.fields.base import OnDelete
@@ -20,7 +20,7 @@ INDEXES = [
 ]
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0016_notification_parents')]
 
     initial = False

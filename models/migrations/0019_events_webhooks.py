@@ -1,4 +1,4 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from orjson import loads
 from tortoise.fields.data import JSON_DUMPS
@@ -12,7 +12,7 @@ INDEXES = [
 ]
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0018_swaps')]
 
     initial = False

@@ -7,7 +7,7 @@ collections and products by id or handle, variants by id, SKU or option values) 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from models import (
     Country, Currency, FulfillmentProvider, Image, MoneyAmount, PaymentProvider, Product,
@@ -23,34 +23,46 @@ from services.core.passwords import hash_password_async
 from services.store.defaults import ensure_defaults
 from services.users.users import normalize_email
 
-__all__ = ["load_seed", "SeedReport"]
+__all__ = ["load_seed", "SeedReport", "Progress"]
 
 SeedReport = dict[str, int]
+Progress = Callable[[str, int, int], None]  # section, entries done, entries in the section
 
 
-async def load_seed(data: dict[str, Any]) -> SeedReport:
+async def load_seed(data: dict[str, Any], progress: Progress | None = None) -> SeedReport:
+    """`progress(section, done, total)` is called after each entry, so a caller can say how far it is."""
     if not isinstance(data, dict):
         raise InvalidData("The seed file must hold a JSON object")
+    tell = progress or (lambda section, done, total: None)
+
+    async def each(section: str, load) -> list:
+        entries, loaded = _list(data, section), []
+        for entry in entries:
+            loaded.append(await load(entry))
+            tell(section, len(loaded), len(entries))
+        return loaded
+
     report: SeedReport = {}
     await ensure_defaults()
     async with atomic():
         store = await Store.first()
         if data.get("store"):
             await _seed_store(store, data["store"])
-        report["users"] = len([await _seed_user(u) for u in _list(data, "users")])
+        report["users"] = len(await each("users", _seed_user))
         region_ids: dict[str, str] = {}
-        for entry in _list(data, "regions"):
+
+        async def seed_region(entry: dict) -> None:
             region = await _seed_region(entry)
             region_ids[str(entry.get("id") or region.id)] = region.id
+
+        await each("regions", seed_region)
         report["regions"] = len(region_ids)
         report["shipping_options"] = len(
-            [await _seed_shipping_option(o, region_ids) for o in _list(data, "shipping_options")]
+            await each("shipping_options", lambda o: _seed_shipping_option(o, region_ids))
         )
-        report["product_collections"] = len(
-            [await _seed_collection(c) for c in _list(data, "product_collections")]
-        )
+        report["product_collections"] = len(await each("product_collections", _seed_collection))
         report["products"] = len(
-            [await _seed_product(p, store.default_sales_channel_id) for p in _list(data, "products")]
+            await each("products", lambda p: _seed_product(p, store.default_sales_channel_id))
         )
     return report
 

@@ -13,7 +13,7 @@ import pytest
 
 from jobs import outbox
 from models import Job
-from tests.conftest import BROKER, SETTINGS, _free_port, requires_postgres, wait_for
+from tests.conftest import BROKER, PATIENCE, SETTINGS, _free_port, requires_postgres, stop_process, wait_for
 from workers.broker import setup_broker
 
 pytestmark = requires_postgres("needs PostgreSQL and Redis: worker processes share the database")
@@ -38,39 +38,47 @@ class RedisServer:
         )
         import redis
 
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + PATIENCE
+        while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 if redis.Redis.from_url(self.url).ping():
                     return
             except redis.ConnectionError:
                 time.sleep(0.05)
+        self.stop()
         raise RuntimeError("redis-server did not start")
 
     def stop(self):
         if self.proc:
-            self.proc.terminate()
-            self.proc.wait(10)
+            stop_process(self.proc)
             self.proc = None
 
 
-def _commerce(*args: str, redis_url: str, **env) -> subprocess.Popen:
+def _commerce(*args: str, redis_url: str, log=subprocess.PIPE, **env) -> subprocess.Popen:
     environ = {
         **os.environ, "DATABASE_URL": SETTINGS.database_url, "REDIS_URL": redis_url,
         "SCHEDULER_INTERVAL_SECONDS": "0.5", "OUTBOX_GRACE_SECONDS": "0", **env,
     }
-    return subprocess.Popen([sys.executable, "-m", "workers.cli", *args], env=environ,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # A session of its own: a kill reaches the worker's children too.
+    return subprocess.Popen([sys.executable, "-m", "workers.cli", *args], env=environ, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=log)
 
 
 def _stop(proc: subprocess.Popen) -> str:
+    """SIGTERM to the command (it stops its children), a kill of its group if it has not stopped
+    within PATIENCE, and of whatever of its group outlived it."""
     proc.send_signal(signal.SIGTERM)
     try:
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=PATIENCE)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        err = None
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if err is None:
         _, err = proc.communicate()
-    return err.decode(errors="replace")
+    return err.decode(errors="replace") if err else ""
 
 
 async def _done(job_id: str):
@@ -88,13 +96,18 @@ async def private_redis():
     dramatiq.set_broker(BROKER)
 
 
-async def test_job_asked_for_while_redis_is_down_runs_exactly_once_after_it_returns(private_redis):
-    worker = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=private_redis.url)
+async def test_job_asked_for_while_redis_is_down_runs_exactly_once_after_it_returns(private_redis, tmp_path):
+    worker_file = (tmp_path / "worker.log").open("w+b")  # read while it runs
+    worker = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=private_redis.url, log=worker_file)
     scheduler, worker_log, scheduler_log = None, "", ""
+
+    def worker_said() -> str:
+        return (tmp_path / "worker.log").read_text(errors="replace")
+
     try:
         # Given a worker process that runs jobs
         warm = await outbox.enqueue("ping", "warm-up", queue_name="maintenance")
-        assert (await wait_for(lambda: _done(warm.id), timeout=30)).status == "succeeded"
+        assert (await wait_for(lambda: _done(warm.id), timeout=PATIENCE)).status == "succeeded"
 
         # When Redis goes down and a job is asked for
         private_redis.stop()
@@ -104,7 +117,7 @@ async def test_job_asked_for_while_redis_is_down_runs_exactly_once_after_it_retu
         # and Redis comes back, with the scheduler process sweeping the outbox
         private_redis.start()
         scheduler = _commerce("scheduler", redis_url=private_redis.url)
-        done = await wait_for(lambda: _done(job.id), timeout=60, interval=0.2)
+        done = await wait_for(lambda: _done(job.id), timeout=PATIENCE, interval=0.2)
 
         # I expect the job to have run once, with its result recorded
         assert done.status == "succeeded" and done.attempts == 1
@@ -112,12 +125,19 @@ async def test_job_asked_for_while_redis_is_down_runs_exactly_once_after_it_retu
 
         # and neither further sweeps nor a duplicate delivery to run it again
         assert await outbox.send(done)
-        time.sleep(1.5)
+
+        async def duplicate_skipped():
+            return "skipping duplicate message" in worker_said()
+
+        await wait_for(duplicate_skipped, timeout=PATIENCE, interval=0.1)
+        time.sleep(1.5)  # room for a wrong rerun by a sweep
         again = await Job.get(id=job.id)
         assert again.status == "succeeded" and again.attempts == 1
     finally:
         scheduler_log = _stop(scheduler) if scheduler else ""
-        worker_log = _stop(worker)
+        _stop(worker)
+        worker_file.close()
+        worker_log = worker_said()
     # The processes tell the same story: one pending row swept and sent, one duplicate skipped.
     assert "outbox sweep: 1 pending, 0 lost, 0 stalled; 1 sent" in scheduler_log, scheduler_log
     assert worker_log.count("skipping duplicate message") == 1, worker_log[-3000:]

@@ -12,14 +12,14 @@ import pytest
 from jobs import control
 from models import Job
 from services.core.errors import NotAllowed, NotFound
-from tests.conftest import SETTINGS
+from tests.conftest import PATIENCE, SETTINGS
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "DATABASE_URL": SETTINGS.database_url, "LOG_LEVEL": "WARNING"}
     env.pop("REDIS_URL", None)  # embedded: a retried job waits for the web process's sweep
     return subprocess.run([sys.executable, "-m", "workers.cli", "jobs", *args], env=env, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=PATIENCE)
 
 
 async def _job(status: str, actor: str = "ping", minutes_ago: int = 0, **fields) -> Job:

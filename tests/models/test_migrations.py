@@ -187,3 +187,22 @@ async def test_many_rows_may_leave_an_optional_unique_key_empty():
     await ProductVariant.create(title="one", product_id=product.id)
     await ProductVariant.create(title="two", product_id=product.id)
     assert await Product.filter(handle=None).count() == 3
+
+
+def test_only_operations_that_never_read_the_state_before_them_go_without_its_copy():
+    from tortoise import fields
+    from tortoise.migrations import operations as ops
+
+    from models.migrations._base import _needs_old_state
+
+    widen = importlib.import_module("models.migrations.0010_bigint_amounts")
+    field = fields.IntField(null=True)
+    without = [ops.CreateModel(name="M", fields=[("id", fields.IntField(primary_key=True))]),
+               ops.AddField(model_name="M", name="f", field=field), ops.RunSQL("SELECT 1"),
+               ops.RunPython(lambda apps, editor: None), widen.WidenColumns("SELECT 1"),
+               widen.AlterFieldState(model_name="M", name="f", field=field)]
+    assert not any(_needs_old_state(op) for op in without)
+    needing = [ops.AlterField(model_name="M", name="f", field=field), ops.RemoveField(model_name="M", name="f"),
+               ops.RenameField(model_name="M", old_name="f", new_name="g"), ops.DeleteModel(name="M"),
+               ops.RenameModel(old_name="M", new_name="N")]
+    assert all(_needs_old_state(op) for op in needing)

@@ -4,16 +4,14 @@ import subprocess
 
 import pytest
 
+from tests.conftest import stop_process
+
 
 @pytest.fixture
 def processes():
-    """Processes a test starts: stopped at its end, killed if they do not stop within 20 s."""
+    """Processes a test starts (best with start_new_session=True, so their children go too):
+    stopped at its end however it ends, killed if they do not stop within PATIENCE."""
     started: list[subprocess.Popen] = []
     yield started
     for proc in started:
-        proc.terminate()
-    for proc in started:
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BACKEND, _free_port
+from tests.conftest import BACKEND, PATIENCE, _free_port
 from tests.workers.test_processes import _cli, _env, _wait_http
 from workers.balance import SHED_PAUSE_SECONDS, ConnectionBalance
 
@@ -104,14 +104,14 @@ def test_a_burst_of_keep_alive_connections_ends_evenly_spread_over_two_workers(t
     _cli(env, "migrate")
     port = _free_port()
     serve = subprocess.Popen([sys.executable, "-m", "workers.cli", "serve", "--port", str(port), "--workers", "2"],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     processes.append(serve)
-    _wait_http(f"http://127.0.0.1:{port}/health", timeout=60)
+    _wait_http(f"http://127.0.0.1:{port}/health")
     # Given 16 connections opened at once, as a proxy's pool or a load test opens them
     conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
     try:
         # When each keeps asking, reconnecting whenever the server ends its connection
-        deadline, held = time.monotonic() + 20, {}
+        deadline, held = time.monotonic() + PATIENCE, {}
         while time.monotonic() < deadline:
             for n, conn in enumerate(conns):
                 if not _ask(conn):

@@ -8,14 +8,14 @@ import pytest
 
 from models import User
 from services.core.tokens import digest
-from tests.conftest import SETTINGS
+from tests.conftest import PATIENCE, SETTINGS
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "DATABASE_URL": SETTINGS.database_url}
     env.pop("REDIS_URL", None)
     return subprocess.run([sys.executable, "-m", "workers.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=PATIENCE)
 
 
 async def test_user_create_then_token_prints_a_token_once_and_stores_only_its_hash(client):

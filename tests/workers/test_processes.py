@@ -11,7 +11,7 @@ import uuid
 
 import httpx
 
-from tests.conftest import BACKEND, REDIS_URL, SETTINGS, _free_port
+from tests.conftest import BACKEND, PATIENCE, REDIS_URL, SETTINGS, _free_port
 from workers.cli import DEMO_SEED
 
 
@@ -27,10 +27,10 @@ def _env(tmp_path) -> dict:
 
 def _cli(env, *args, check=True) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "workers.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=120, check=check)
+                          text=True, timeout=PATIENCE, check=check)
 
 
-def _wait_http(url: str, timeout: float = 30):
+def _wait_http(url: str, timeout: float = PATIENCE):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -57,13 +57,14 @@ async def test_migrate_seed_and_serve_the_seeded_store_with_jobs_running(tmp_pat
     # When the processes run
     port = _free_port()
     serve = subprocess.Popen([sys.executable, "-m", "workers.cli", "serve", "--port", str(port)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     processes.append(serve)
     if BACKEND == "postgres":
         for role in ("worker", "scheduler"):
             args = ["worker", "--processes", "1", "--threads", "2"] if role == "worker" else [role]
             processes.append(subprocess.Popen([sys.executable, "-m", "workers.cli", *args], env=env,
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                              start_new_session=True))
     base = f"http://127.0.0.1:{port}"
     _wait_http(base + "/health")
 
@@ -80,7 +81,7 @@ async def test_migrate_seed_and_serve_the_seeded_store_with_jobs_running(tmp_pat
 
     # and jobs running: through a worker process on Redis, inside the web process when embedded
     if BACKEND == "postgres":
-        ping = _cli(env, "jobs", "ping", "--timeout", "30", check=False)
+        ping = _cli(env, "jobs", "ping", "--timeout", str(PATIENCE / 2), check=False)
         assert ping.returncode == 0, ping.stdout + ping.stderr
         assert json.loads(ping.stdout)["status"] == "succeeded"
     else:
@@ -92,7 +93,7 @@ async def test_migrate_seed_and_serve_the_seeded_store_with_jobs_running(tmp_pat
                 " VALUES (?, 'ping', 'maintenance', '[\"embedded\"]', '{}', 'pending', 0,"
                 " '2020-01-01 00:00:00+00:00', '2020-01-01 00:00:00+00:00')", (job_id,),
             )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE
         while time.monotonic() < deadline and _job_state_sqlite(path, job_id)[0] != "succeeded":
             time.sleep(0.2)
         status, attempts, result = _job_state_sqlite(path, job_id)

@@ -22,7 +22,7 @@ async def test_stop_waits_for_a_run_in_flight_and_starts_no_new_one():
     scheduler.add_job(_tracked(slow_sweep, scheduler.in_flight), IntervalTrigger(seconds=0.05),
                       next_run_time=datetime.now(timezone.utc), max_instances=1)
     scheduler.start()
-    await wait_for(lambda: asyncio.sleep(0, result=bool(scheduler.in_flight)), timeout=5, interval=0.01)
+    await wait_for(lambda: asyncio.sleep(0, result=bool(scheduler.in_flight)), interval=0.01)
     # When the scheduler is stopped while the sweep runs
     await stop_scheduler(scheduler)
     # I expect the sweep to have finished, and nothing to start afterwards

@@ -8,7 +8,7 @@ import dramatiq
 import redis
 from dramatiq.message import Message
 
-from tests.conftest import NAMESPACE, REDIS_URL, requires_postgres
+from tests.conftest import NAMESPACE, PATIENCE, REDIS_URL, requires_postgres
 from workers.wakeups import WakingRedisBroker
 
 pytestmark = requires_postgres("needs Redis (the PostgreSQL + Redis leg)")
@@ -25,44 +25,52 @@ def _counting_fetches(broker: WakingRedisBroker) -> list:
     fetch = broker._dispatch("fetch")
 
     def counted(*args):
-        calls.append(time.monotonic())
-        return fetch(*args)
+        fetched = fetch(*args)
+        calls.append(time.monotonic())  # once done: a message enqueued after it was not fetched by it
+        return fetched
 
     broker.do_fetch = counted
     return calls
 
 
+# How long an idle consumer here may wait for a wake-up (ms): far longer than any wake-up takes,
+# however busy the machine, so a job arriving well within it was woken for, not found by a timeout.
+LONG_WAIT_MS = 20_000
+
+
 def test_an_idle_consumer_waits_without_polling_and_an_enqueue_wakes_it():
-    # Given a consumer of an empty queue that may wait 5 s for a wake-up
+    # Given a consumer of an empty queue that may wait long for a wake-up
     broker = _broker("idle")
     fetches = _counting_fetches(broker)
-    consumer = broker.consume("q", prefetch=1, timeout=5000)
+    consumer = broker.consume("q", prefetch=1, timeout=LONG_WAIT_MS)
     message = Message(queue_name="q", actor_name="noop", args=(), kwargs={}, options={})
     enqueued: list[float] = []
 
-    def enqueue_later():
-        time.sleep(1.5)
+    def enqueue_once_it_looked():
+        deadline = time.monotonic() + PATIENCE
+        while not fetches and time.monotonic() < deadline:
+            time.sleep(0.01)
         enqueued.append(time.monotonic())
         broker.enqueue(message)
 
-    # When a job is enqueued 1.5 s later
-    threading.Thread(target=enqueue_later, daemon=True).start()
+    # When a job is enqueued after it found the queue empty
+    threading.Thread(target=enqueue_once_it_looked, daemon=True).start()
     started = time.monotonic()
     received = None
-    while received is None and time.monotonic() - started < 10:
+    while received is None and time.monotonic() - started < PATIENCE:
         received = next(consumer)
     arrived = time.monotonic()
 
     # Then the consumer looked twice (once idle, once woken), not at every step of a backoff,
-    # and had the job within a fraction of its wait
+    # and had the job long before its wait would have run out
     assert received is not None and received.message_id == message.message_id
     assert len(fetches) == 2
-    assert arrived - enqueued[0] < 0.5
+    assert arrived - enqueued[0] < LONG_WAIT_MS / 1000 / 2
     consumer.ack(received)
 
 
 def test_a_delayed_job_runs_when_due_though_idle_consumers_wait_long():
-    # Given a worker whose idle consumers wait up to 2 s for a wake-up
+    # Given a worker whose idle consumers wait long for a wake-up
     broker = _broker("delay")
     ran: list[float] = []
     done = threading.Event()
@@ -72,16 +80,16 @@ def test_a_delayed_job_runs_when_due_though_idle_consumers_wait_long():
         ran.append(time.monotonic())
         done.set()
 
-    worker = dramatiq.Worker(broker, worker_threads=1, worker_timeout=2000)
+    worker = dramatiq.Worker(broker, worker_threads=1, worker_timeout=LONG_WAIT_MS)
     worker.start()
     try:
-        time.sleep(0.3)  # the consumers are waiting
+        time.sleep(0.3)  # the consumers are waiting (or, on a busy machine, about to)
         # When a job is sent to run 0.5 s from now
         sent = time.monotonic()
         stamp.send_with_options(delay=500)
 
-        # Then it runs once due, not after a 2 s wait of the delay queue's consumer
-        assert done.wait(8)
-        assert 0.5 <= ran[0] - sent < 1.5
+        # Then it runs once due (never before), not after the delay queue's consumer waited it out
+        assert done.wait(PATIENCE)
+        assert 0.5 <= ran[0] - sent < LONG_WAIT_MS / 1000 / 2
     finally:
         worker.stop()

@@ -3,14 +3,13 @@ receiver holds its delivery loses nothing; the delivery is made again, with the 
 worker that takes over."""
 
 import asyncio
-import time
 
 import orjson
 
 from models import Job, WebhookDelivery
 from services.events.bus import emit
 from services.webhooks.endpoints import create_endpoint
-from tests.conftest import requires_postgres, wait_for
+from tests.conftest import PATIENCE, requires_postgres, wait_for
 from tests.jobs.test_broker_outage import private_redis  # noqa: F401 (fixture)
 from tests.webhook_receiver import Receiver
 from tests.workers.test_worker_lifecycle import _commerce, _kill_group
@@ -18,7 +17,7 @@ from tests.workers.test_worker_lifecycle import _commerce, _kill_group
 pytestmark = requires_postgres("needs PostgreSQL and Redis: worker processes share the database")
 
 
-async def _until(predicate, timeout: float):
+async def _until(predicate, timeout: float = PATIENCE):
     async def check():
         return predicate() or None
 
@@ -35,18 +34,16 @@ async def test_a_worker_killed_mid_delivery_delivers_again_with_the_same_id(priv
         endpoint = await create_endpoint(receiver.url, ["order.placed"])
         event = await emit("order.placed", id="order_1", no_notification=None)
         procs["worker"] = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=url)
-        await _until(lambda: receiver.received, timeout=30)
+        await _until(lambda: receiver.received)
         # When the worker's processes are killed mid-delivery, then a worker and the scheduler start again
         logs.append(_kill_group(procs.pop("worker")))
         receiver.hold.clear()
-        restarted = time.monotonic()
         procs["worker"] = _commerce("worker", "--processes", "1", "--threads", "2", redis_url=url)
         procs["scheduler"] = _commerce("scheduler", redis_url=url)
-        # I expect it delivered within seconds of the restart (takeover is 2 s here)
+        # I expect it delivered (takeover is 2 s here)
         done = await wait_for(lambda: WebhookDelivery.get_or_none(endpoint_id=endpoint.id, status="succeeded"),
-                              timeout=60)
-        assert time.monotonic() - restarted < 60
-        await asyncio.sleep(1.0)
+                              timeout=PATIENCE)
+        await asyncio.sleep(1.0)  # room for a wrong third delivery to arrive
     finally:
         logs += [_kill_group(p) for p in procs.values()]
         await receiver.stop()
