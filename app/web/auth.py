@@ -98,6 +98,7 @@ class RecentAdminUsers:
 
     def __init__(self, ttl: float, size: int = 4096):
         self.ttl, self.size = ttl, size
+        self.clock = time.monotonic  # seconds; tests move it on instead of waiting
         self._entries: dict[str, tuple[float, User]] = {}
         watch_password_changes(self)  # a password changed in this process ends its cached sign-ins at once
 
@@ -109,7 +110,7 @@ class RecentAdminUsers:
         entry = self._entries.get(token)
         if entry is None:
             return None
-        if entry[0] < time.monotonic():
+        if entry[0] < self.clock():
             del self._entries[token]
             return None
         return entry[1]
@@ -120,7 +121,7 @@ class RecentAdminUsers:
         if len(self._entries) >= self.size:
             del self._entries[next(iter(self._entries))]  # the oldest
         lifetime = min(self.ttl, max(0.0, expires_at - time.time()))
-        self._entries[token] = (time.monotonic() + lifetime, user)
+        self._entries[token] = (self.clock() + lifetime, user)
 
 
 def has_admin_credentials(request: Request) -> bool:
