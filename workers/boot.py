@@ -1,5 +1,6 @@
 """The module `dramatiq` loads in each worker process (`commerce worker`): broker, Tortoise on
-the worker's event loop, the actors, and a clean stop.
+the worker's event loop, the actors, the process's liveness on the broker (workers/liveness.py)
+and a clean stop.
 
 A clean stop: on the first SIGTERM (to the parent, which forwards it, or to the whole group, which
 delivers it twice) the process stops taking messages and gives its running jobs until
@@ -46,6 +47,7 @@ from tortoise import Tortoise  # noqa: E402
 from app.config import Settings  # noqa: E402
 from services import files, webhooks  # noqa: E402
 from workers.broker import load_actors, setup_broker  # noqa: E402
+from workers.liveness import BrokerLiveness  # noqa: E402
 from workers.logs import configure_logging  # noqa: E402
 from workers.tracking import JobTracking  # noqa: E402
 
@@ -181,6 +183,7 @@ files.configure(settings)  # the worker process's file storage (imports, exports
 webhooks.configure(settings)  # which addresses webhooks may reach, timeouts
 broker = setup_broker(settings)
 broker.add_middleware(TortoiseInit(settings))
+broker.add_middleware(BrokerLiveness(settings.job_takeover_seconds))
 broker.add_middleware(GracefulStop(settings.worker_grace_seconds, next(
     m for m in broker.middleware if isinstance(m, JobTracking)
 )))
