@@ -38,7 +38,11 @@ def setup_broker(settings: Settings) -> dramatiq.Broker:
         import redis
 
         client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=10)
-        broker: dramatiq.Broker = WakingRedisBroker(client=client, namespace=settings.redis_namespace)
+        # A worker process silent this long is dead: what it had fetched goes back (workers/liveness.py).
+        broker: dramatiq.Broker = WakingRedisBroker(
+            client=client, namespace=settings.redis_namespace,
+            heartbeat_timeout=int(settings.job_takeover_seconds * 1000),
+        )
     else:
         broker = StubBroker()
     broker.add_middleware(AsyncIO())

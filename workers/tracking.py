@@ -24,8 +24,11 @@ __all__ = ["JobTracking"]
 log = logging.getLogger("commerce.jobs")
 
 
-def _run(coro):
-    return get_event_loop_thread().run_coroutine(coro)
+def _run(coro, timeout: float | None = None):
+    if timeout is None:
+        return get_event_loop_thread().run_coroutine(coro)
+    loop = get_event_loop_thread().loop
+    return asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout), loop).result(timeout + 0.1)
 
 
 @dataclass
@@ -102,18 +105,22 @@ class JobTracking(Middleware):
     def after_skip_message(self, broker, message):
         self._done(message)
 
-    def give_back_unfinished(self) -> int:
+    def give_back_unfinished(self, timeout: float | None = None) -> int:
         """Called by a stopping worker once its threads had their grace period: every job still
-        in flight is made claimable again and re-sent (on this process's loop, still running)."""
+        in flight is made claimable again and re-sent (on this process's loop, still running),
+        all within `timeout` seconds when given (the process exits at its deadline)."""
         with self._lock:
             unfinished, self._in_flight = list(self._in_flight.values()), {}
+        deadline = None if timeout is None else time.monotonic() + timeout
         given = 0
         for held in unfinished:
             held.beating.cancel()
+            left = None if deadline is None else max(0.05, deadline - time.monotonic())
             try:
-                given += _run(outbox.give_back(held.job_id, held.attempt, "the worker stopped before the job finished"))
+                given += _run(outbox.give_back(held.job_id, held.attempt, "the worker stopped before the job finished"),
+                              left)
             except Exception as e:  # the sweep takes it over once its heartbeat is old enough
-                log.warning("job %s not given back: %s", held.job_id, e)
+                log.warning("job %s not given back: %s", held.job_id, e or type(e).__name__)
         if unfinished:
             log.info("worker stopping: %d unfinished job(s) given back to the queue", given)
         return given

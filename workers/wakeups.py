@@ -37,10 +37,14 @@ class WakingRedisBroker(RedisBroker):
 
     def do_enqueue(self, queue_name: str, *args):
         result = self._dispatch("enqueue")(queue_name, *args)
+        self.wake(queue_name)
+        return result
+
+    def wake(self, queue_name: str) -> None:
+        """Tell the queue's idle consumers to look now."""
         key = _wake_key(self.namespace, queue_name)
         with self.client.pipeline(transaction=False) as pipe:
             pipe.lpush(key, 1).ltrim(key, 0, TOKENS_KEPT - 1).execute()
-        return result
 
 
 class _WakingConsumer(_RedisConsumer):
