@@ -69,3 +69,30 @@ async def test_an_abandoned_intent_holding_nothing_is_left_for_the_shopper(
     assert (await intent_at_stripe(localstripe_url, intent_of(cart)["id"]))["status"] == "requires_payment_method"
     session = await PaymentSession.get(cart_id=cart["id"], provider_id="stripe")
     assert session.updated_at > clock.now() - timedelta(minutes=5)  # looked at: out of sight for a period
+
+
+async def test_the_scheduler_asks_for_the_sweep_only_when_stripe_is_configured(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url):
+    import asyncio
+
+    from models import Job
+    from tests.conftest import BROKER, SETTINGS, wait_for
+    from workers.embedded import start_embedded_worker, stop_embedded_worker
+    from workers.scheduler import ask_for_maintenance
+
+    cart = await stripe_cart(client, admin_headers)
+    await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+    await abandoned(cart, 2 * 60)
+    # Without a key the maintenance tick does not ask for it
+    await ask_for_maintenance(SETTINGS)
+    assert not await Job.filter(actor_name="reconcile_stripe_intents").exists()
+    # With one it does, with STRIPE_ABANDONED_MINUTES, and its job records what it released
+    worker = start_embedded_worker(BROKER, asyncio.get_running_loop(), threads=2, worker_timeout=20)
+    try:
+        await ask_for_maintenance(replace(stripe_gateway, stripe_abandoned_minutes=90))
+        job = await wait_for(lambda: Job.get_or_none(actor_name="reconcile_stripe_intents", status="succeeded"),
+                             timeout=30)
+    finally:
+        await stop_embedded_worker(worker)
+    assert job.args == [90] and job.queue_name == "maintenance"
+    assert [x["cart_id"] for x in job.result["released"]] == [cart["id"]]
