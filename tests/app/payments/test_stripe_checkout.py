@@ -105,11 +105,11 @@ async def test_a_refund_retried_after_a_timeout_refunds_once_at_stripe(
     real_refund, lost = api.refund, []
 
     async def answer_lost(*args):
-        await real_refund(*args)
+        made = await real_refund(*args)
         if not lost:
             lost.append(True)
             raise httpx.ReadTimeout("the answer was lost")
-        return await real_refund(*args)
+        return made
 
     api.refund = answer_lost
     headers = {**admin_headers, "Idempotency-Key": "refund-once"}
@@ -159,3 +159,38 @@ async def test_stripe_out_of_reach_is_a_502_and_no_session_is_started(client, ad
     r = await client.get(f"/store/carts/{cart['id']}")
     assert not any(s["is_selected"] for s in r.json()["cart"]["payment_sessions"])
     assert await Order.filter(cart_id=cart["id"]).count() == 0
+
+
+async def test_a_session_start_whose_answer_was_lost_makes_one_intent_when_retried(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url):
+    from services.core.errors import GatewayUnavailable
+    from tests.checkout_factories import ready_cart
+
+    # Given a cart with its sessions created (the storefront's first step), and a Stripe whose
+    # first answer to creating the intent never arrives
+    await offer_stripe(client, admin_headers)
+    cart = await ready_cart(client, pay=False)
+    assert (await client.post(f"/store/carts/{cart['id']}/payment-sessions", json={})).status_code == 200
+    api = get_provider("stripe").api
+    real_create, lost = api.create_intent, []
+
+    async def answer_lost(*args):
+        made = await real_create(*args)
+        if not lost:
+            lost.append(made["id"])
+            raise GatewayUnavailable("Stripe did not answer: timed out")
+        return made
+
+    api.create_intent = answer_lost
+    try:
+        # When the shopper selects Stripe, and tries again after the 502
+        first = await client.post(f"/store/carts/{cart['id']}/payment-session", json={"provider_id": "stripe"})
+        assert first.status_code == 502, first.text
+        second = await client.post(f"/store/carts/{cart['id']}/payment-session", json={"provider_id": "stripe"})
+    finally:
+        del api.create_intent
+    # I expect the intent Stripe made the first time, and no other
+    assert second.status_code == 200, second.text
+    assert intent_of(second.json()["cart"])["id"] == lost[0]
+    intents = (await stripe_fake.get(localstripe_url, "/v1/payment_intents", limit=100))["data"]
+    assert [i["id"] for i in intents if i["metadata"].get("resource_id") == cart["id"]] == lost
