@@ -117,8 +117,8 @@ def signed(event: dict, secret: str = WEBHOOK_SECRET, timestamp: int | None = No
 
 def event(kind: str, obj: dict, event_id: str | None = None) -> dict:
     """A Stripe event of `kind` about `obj` (a new event id unless given)."""
-    return {"id": event_id or f"evt_{uuid.uuid4().hex[:24]}", "object": "event", "type": kind, "created": int(time.time()), "data": {"object": obj},
-            "livemode": False, "api_version": "2022-11-15"}
+    return {"id": event_id or f"evt_{uuid.uuid4().hex[:24]}", "object": "event", "type": kind,
+            "created": int(time.time()), "data": {"object": obj}, "livemode": False, "api_version": "2022-11-15"}
 
 
 if __name__ == "__main__":

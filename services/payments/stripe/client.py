@@ -36,7 +36,7 @@ class StripeApi:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            # One network retry: every POST below carries its own key, so a retry cannot act twice.
+            # One network retry: a POST retried carries the same key (ours, or one the library makes).
             client = stripe.StripeClient(
                 self._api_key, base_addresses=self._base, max_network_retries=1,
                 http_client=stripe.HTTPXClient(timeout=TIMEOUT_SECONDS),
@@ -84,8 +84,8 @@ class StripeApi:
 
 
 def refusal(error) -> DomainError:
-    """`error` is a stripe.StripeError: Stripe's own answer, named: a refusal (4xx) the client can act on, or the gateway away (5xx,
-    no connection, rate limited) as a 502."""
+    """A stripe.StripeError as a domain error naming Stripe's message: a refusal (4xx) the client
+    can act on, or the gateway away (5xx, no connection, rate limited) as a 502."""
     import stripe
 
     message = error.user_message or str(error) or type(error).__name__

@@ -16,7 +16,8 @@ from __future__ import annotations
 from tortoise.expressions import Q
 
 from models import Cart, Customer, PaymentSession, Region
-from services.core.errors import NotAllowed, PaymentError
+from models.ids import new_id
+from services.core.errors import InvalidData, NotAllowed, PaymentError
 from services.payments.stripe.client import StripeApi
 
 __all__ = ["StripeProvider", "session_status", "PROVIDER_ID"]
@@ -30,8 +31,9 @@ _STATUSES = {
     "requires_capture": "authorized", "succeeded": "authorized",
 }
 # What the shopper may set on the intent through POST /store/carts/:id/payment-sessions/:provider
-# (Medusa's updatePaymentData, without the amount, which follows the cart).
-_UPDATABLE = ("payment_method", "description", "receipt_email", "setup_future_usage", "shipping", "metadata")
+# (Medusa's updatePaymentData passes anything but the amount; the intent's customer, capture and
+# metadata, which the webhook trusts, stay ours).
+_UPDATABLE = ("payment_method", "description", "receipt_email", "setup_future_usage", "shipping")
 
 
 def session_status(intent: dict) -> str:
@@ -52,7 +54,7 @@ class StripeProvider:
         if cart is None:
             raise NotAllowed("Stripe pays carts only, not payment collections")
         currency = (await Region.filter(id=cart.region_id).values_list("currency_code", flat=True))[0]
-        key = idempotency_key or f"{cart.id}:{amount}"
+        key = idempotency_key or new_id("start")  # a caller without a key gets no deduplication
         params: dict = {
             "amount": amount, "currency": currency, "metadata": {"resource_id": cart.id},
             "capture_method": "automatic" if self.capture_at_once else "manual",
@@ -70,18 +72,21 @@ class StripeProvider:
     async def update_amount(self, session: PaymentSession, amount: int, cart: Cart) -> dict:
         data = dict(session.data or {})
         if not data.get("id"):
-            return await self.initiate(amount, cart, idempotency_key=f"{session.id}:{amount}")
+            return await self.initiate(amount, cart, idempotency_key=f"{session.id}:{session.updated_at.isoformat()}")
         if data.get("amount") == amount:
             return data
         return await self.api.update_intent(data["id"], {"amount": amount})
 
     async def update(self, data: dict, changes: dict) -> dict:
         if "amount" in changes:
-            raise NotAllowed("Cannot update amount, use updatePayment instead")  # Medusa's words
-        wanted = {k: v for k, v in changes.items() if k in _UPDATABLE}
-        if not data.get("id") or not wanted:
+            raise InvalidData("Cannot update amount, use updatePayment instead")  # Medusa's words
+        refused = sorted(k for k in changes if k not in _UPDATABLE)
+        if refused:
+            raise InvalidData(
+                f"Stripe payment data cannot set {', '.join(refused)}; it may set {', '.join(_UPDATABLE)}")
+        if not changes:
             return {}
-        return await self.api.update_intent(data["id"], wanted)
+        return await self.api.update_intent(_intent_id(data), dict(changes))
 
     async def authorize(self, session: PaymentSession) -> tuple[str, dict]:
         intent = await self.api.retrieve_intent(_intent_id(session.data))

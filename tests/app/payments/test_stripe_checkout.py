@@ -194,3 +194,17 @@ async def test_a_session_start_whose_answer_was_lost_makes_one_intent_when_retri
     assert intent_of(second.json()["cart"])["id"] == lost[0]
     intents = (await stripe_fake.get(localstripe_url, "/v1/payment_intents", limit=100))["data"]
     assert [i["id"] for i in intents if i["metadata"].get("resource_id") == cart["id"]] == lost
+
+
+async def test_the_shopper_may_set_the_card_but_not_what_the_shop_owns_on_the_intent(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url):
+    cart = await stripe_cart(client, admin_headers)
+    path = f"/store/carts/{cart['id']}/payment-sessions/stripe"
+    for data in ({"amount": 1}, {"metadata": {"resource_id": "cart_other"}}, {"capture_method": "automatic"}):
+        r = await client.post(path, json={"data": data})
+        assert r.status_code == 400 and r.json()["type"] == "invalid_data", r.text
+    r = await client.post(path, json={"data": {"payment_method": "pm_card_visa"}})
+    assert r.status_code == 200, r.text
+    assert intent_of(r.json()["cart"])["status"] == "requires_confirmation"
+    at_stripe = await stripe_fake.get(localstripe_url, f"/v1/payment_intents/{intent_of(cart)['id']}")
+    assert at_stripe["metadata"] == {"resource_id": cart["id"]} and at_stripe["capture_method"] == "manual"
