@@ -37,9 +37,13 @@ def configure(settings) -> None:
 
 
 async def install() -> None:
-    """Every registered provider has its row (installed), so regions can list it and
-    GET /admin/store/payment-providers shows it."""
-    for provider_id in registered_ids():
+    """Every registered provider has its row, installed, so regions can list it and
+    GET /admin/store/payment-providers shows it; a row whose provider this process does not have
+    (STRIPE_API_KEY removed, a package uninstalled) shows as not installed, as Medusa v1 does."""
+    registered = registered_ids()
+    await ProviderRow.filter(is_installed=True).exclude(id__in=registered).update(is_installed=False)
+    await ProviderRow.filter(id__in=registered, is_installed=False).update(is_installed=True)
+    for provider_id in registered:
         if await ProviderRow.filter(id=provider_id).exists():
             continue
         try:

@@ -208,3 +208,12 @@ async def test_the_shopper_may_set_the_card_but_not_what_the_shop_owns_on_the_in
     assert intent_of(r.json()["cart"])["status"] == "requires_confirmation"
     at_stripe = await stripe_fake.get(localstripe_url, f"/v1/payment_intents/{intent_of(cart)['id']}")
     assert at_stripe["metadata"] == {"resource_id": cart["id"]} and at_stripe["capture_method"] == "manual"
+
+
+async def test_canceling_the_order_releases_the_hold_at_stripe(client, admin_headers, seeded, stripe_gateway,
+                                                                localstripe_url):
+    order = await paid_order(client, admin_headers, localstripe_url)
+    intent_id = (await Payment.get(order_id=order["id"])).data["id"]
+    r = await client.post(f"/admin/orders/{order['id']}/cancel", headers=admin_headers)
+    assert r.status_code == 200, r.text
+    assert (await stripe_fake.get(localstripe_url, f"/v1/payment_intents/{intent_id}"))["status"] == "canceled"

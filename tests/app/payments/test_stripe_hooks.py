@@ -184,3 +184,14 @@ async def test_a_dispute_is_noted_on_the_orders_timeline(client, admin_headers, 
     await handled(event["id"])
     notes = await Note.filter(resource_type="order", resource_id=order["id"])
     assert [n.value for n in notes] == ["Stripe dispute dp_1 opened for 2500 USD: fraudulent"]
+
+
+async def test_without_a_webhook_secret_every_event_is_refused(client, stripe_gateway):
+    from dataclasses import replace
+
+    from services.payments import stripe
+
+    stripe.configure(replace(stripe_gateway, stripe_webhook_secret=None))
+    r = await deliver(client, stripe_fake.event("payment_intent.succeeded", {"id": "pi_x", "metadata": {}}))
+    assert r.status_code == 400 and "STRIPE_WEBHOOK_SECRET" in r.json()["message"], r.text
+    assert await GatewayEvent.all().count() == 0

@@ -57,3 +57,16 @@ async def test_stripe_is_registered_only_with_its_key():
     finally:
         gateways.configure(settings())
     assert not payments.is_registered("stripe")
+
+
+async def test_a_provider_no_longer_configured_shows_as_not_installed():
+    gateways.configure(settings(stripe_api_key="sk_test_x"))
+    try:
+        await gateways.install()
+        assert await ProviderRow.filter(id="stripe", is_installed=True).exists()
+    finally:
+        gateways.configure(settings())
+    # The next start without STRIPE_API_KEY
+    await gateways.install()
+    assert await ProviderRow.filter(id="stripe", is_installed=False).exists()
+    assert await ProviderRow.filter(id__in=["system", "manual"], is_installed=True).count() == 2
