@@ -42,7 +42,9 @@ __all__ = [
 
 log = logging.getLogger("commerce.scheduler")
 
-MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs", "purge_idempotency_keys", "purge_events")
+MAINTENANCE_ACTORS = (
+    "purge_sessions", "purge_jobs", "purge_idempotency_keys", "purge_events", "purge_gateway_events",
+)
 
 
 async def sweep_outbox(settings: Settings) -> int:

@@ -8,19 +8,25 @@ secret is rolled) the HMAC-SHA256 of `t.body`. Anything else is refused and chan
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import orjson
 from tortoise.exceptions import IntegrityError
 
 from models import GatewayEvent
+from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData
 from services.payments.stripe.provider import PROVIDER_ID
 
-__all__ = ["receive_event", "set_secret", "HANDLE_ACTOR", "TOLERANCE_SECONDS"]
+__all__ = ["receive_event", "set_secret", "purge_handled", "HANDLE_ACTOR", "TOLERANCE_SECONDS", "KEPT_SECONDS"]
 
 HANDLE_ACTOR = "handle_stripe_event"
 TOLERANCE_SECONDS = 300  # Stripe's own libraries' default
 MAX_EVENT_ID_LENGTH = 255
+# Stripe retries a delivery for up to three days: a handled event is kept well past that, so a
+# late repeat is still recognised, then purged by the maintenance.
+KEPT_SECONDS = 30 * 86400.0
 
 _secret: str | None = None
 
@@ -42,6 +48,11 @@ async def receive_event(payload: bytes, signature: str | None) -> bool:
     except IntegrityError:  # Stripe delivered it again (or twice at once): handled once
         return False
     return True
+
+
+async def purge_handled(kept: float = KEPT_SECONDS) -> int:
+    """Handled events older than `kept` seconds deleted; answers how many."""
+    return await GatewayEvent.filter(handled_at__lt=clock.now() - timedelta(seconds=kept)).delete()
 
 
 def _verified(payload: bytes, signature: str | None) -> dict:

@@ -195,3 +195,19 @@ async def test_without_a_webhook_secret_every_event_is_refused(client, stripe_ga
     r = await deliver(client, stripe_fake.event("payment_intent.succeeded", {"id": "pi_x", "metadata": {}}))
     assert r.status_code == 400 and "STRIPE_WEBHOOK_SECRET" in r.json()["message"], r.text
     assert await GatewayEvent.all().count() == 0
+
+
+async def test_handled_events_are_purged_after_thirty_days_and_unhandled_ones_kept(client, stripe_gateway):
+    from datetime import timedelta
+
+    from services.core import clock
+    from services.payments.stripe.webhooks import purge_handled
+
+    events = [stripe_fake.event("customer.created", {"id": f"cus_{i}"}) for i in range(3)]
+    for event in events:
+        assert (await deliver(client, event)).status_code == 200
+    old, recent, unhandled = (e["id"] for e in events)
+    await GatewayEvent.filter(id=old).update(handled_at=clock.now() - timedelta(days=31))
+    await GatewayEvent.filter(id=recent).update(handled_at=clock.now() - timedelta(days=29))
+    assert await purge_handled() == 1
+    assert set(await GatewayEvent.all().values_list("id", flat=True)) == {recent, unhandled}
