@@ -404,9 +404,13 @@ async def stripe_gateway(localstripe_url, client):
 
     configured = settings(stripe_api_key=API_KEY, stripe_api_base=localstripe_url,
                           stripe_webhook_secret=WEBHOOK_SECRET)
-    stripe.configure(configured)
+    made = stripe.configure(configured)
     await gateways.install()
     try:
         yield configured
     finally:
+        # The test may have configured another (a setting changed): both let their connections go.
+        last = payments.get_provider(stripe.PROVIDER_ID) if payments.is_registered(stripe.PROVIDER_ID) else made
+        for provider in {id(made): made, id(last): last}.values():
+            await provider.api.close()
         payments.unregister(stripe.PROVIDER_ID)

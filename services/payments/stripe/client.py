@@ -34,15 +34,20 @@ class StripeApi:
         import stripe
 
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
+        held = self._clients.get(loop)
+        if held is None:
+            http = stripe.HTTPXClient(timeout=TIMEOUT_SECONDS)
             # One network retry: a POST retried carries the same key (ours, or one the library makes).
-            client = stripe.StripeClient(
-                self._api_key, base_addresses=self._base, max_network_retries=1,
-                http_client=stripe.HTTPXClient(timeout=TIMEOUT_SECONDS),
-            )
-            self._clients[loop] = client
-        return client.v1
+            client = stripe.StripeClient(self._api_key, base_addresses=self._base, max_network_retries=1,
+                                         http_client=http)
+            held = self._clients[loop] = (client, http)
+        return held[0].v1
+
+    async def close(self) -> None:
+        """Close this loop's connections (a process's clients otherwise live as long as it)."""
+        held = self._clients.pop(asyncio.get_running_loop(), None)
+        if held is not None:
+            await held[1].close_async()
 
     async def create_customer(self, email: str | None, key: str) -> dict:
         params = {"email": email} if email else {}

@@ -80,7 +80,10 @@ async def complete_paid_cart(intent: dict, key: str, answers: Answers) -> str:
         except KeyInUse:
             raise  # another run of this event holds the key: the job's retry finds it done
         except DomainError as refusal:
-            log.warning("cart %s paid at Stripe (%s) was not completed: %s", cart.id, intent.get("id"), refusal.message)
+            # Money taken without an order is the worst outcome: an operator must refund it.
+            report = log.error if intent.get("status") == "succeeded" else log.warning
+            report("cart %s paid at Stripe (%s, %s) was not completed: %s", cart.id, intent.get("id"),
+                   intent.get("status"), refusal.message)
             return f"cart not completed: {refusal.message}"
         if (done.body or {}).get("type") != "order":
             return f"cart not completed: {(done.body or {}).get('payment_status') or done.status}"

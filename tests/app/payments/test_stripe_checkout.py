@@ -147,8 +147,10 @@ async def test_stripe_out_of_reach_is_a_502_and_no_session_is_started(client, ad
 
     from services.payments import stripe
 
-    # Nothing listens on port 9 of loopback (discard): the gateway is away.
-    stripe.configure(replace(stripe_gateway, stripe_api_base="http://127.0.0.1:9"))
+    from tests.conftest import _free_port
+
+    # A port just freed: nothing listens there, the gateway is away.
+    stripe.configure(replace(stripe_gateway, stripe_api_base=f"http://127.0.0.1:{_free_port()}"))
     await offer_stripe(client, admin_headers)
     from tests.checkout_factories import ready_cart
 
