@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from services.carts.line_limits import DEFAULT_MAX_LINES
@@ -138,6 +138,15 @@ class Settings:
     order_lookup_failures_per_ip: int = 100
     message_requests_per_email: int = 5  # password-token requests per email, order-claim requests per customer
     message_requests_per_ip: int = 30
+    # Stripe (services/payments/stripe/): the provider is registered when the key is set.
+    stripe_api_key: str | None = field(default=None, repr=False)  # never in a log line
+    # whsec_...: without it POST /stripe/hooks refuses every event.
+    stripe_webhook_secret: str | None = field(default=None, repr=False)
+    stripe_capture: bool = False  # capture at authorization (capture_method automatic), as Medusa's `capture`
+    stripe_automatic_payment_methods: bool = False
+    stripe_payment_description: str | None = None
+    stripe_api_base: str | None = None  # None: Stripe itself; tests point it at localstripe
+    stripe_abandoned_minutes: float = 60.0  # a held intent of a cart without an order this long is canceled
 
     @property
     def production(self) -> bool:
@@ -238,6 +247,15 @@ class Settings:
             order_lookup_failures_per_ip=_number(e, "ORDER_LOOKUP_FAILURES_PER_IP", cls.order_lookup_failures_per_ip),
             message_requests_per_email=_number(e, "MESSAGE_REQUESTS_PER_EMAIL", cls.message_requests_per_email),
             message_requests_per_ip=_number(e, "MESSAGE_REQUESTS_PER_IP", cls.message_requests_per_ip),
+            stripe_api_key=e.get("STRIPE_API_KEY") or None,
+            stripe_webhook_secret=e.get("STRIPE_WEBHOOK_SECRET") or None,
+            stripe_capture=_bool(e.get("STRIPE_CAPTURE"), cls.stripe_capture),
+            stripe_automatic_payment_methods=_bool(
+                e.get("STRIPE_AUTOMATIC_PAYMENT_METHODS"), cls.stripe_automatic_payment_methods
+            ),
+            stripe_payment_description=e.get("STRIPE_PAYMENT_DESCRIPTION") or None,
+            stripe_api_base=e.get("STRIPE_API_BASE") or None,
+            stripe_abandoned_minutes=_number(e, "STRIPE_ABANDONED_MINUTES", cls.stripe_abandoned_minutes, float),
         )
         settings.check()
         return settings
@@ -266,6 +284,8 @@ class Settings:
             raise ConfigError("HEADER_TIMEOUT_SECONDS must be positive")
         if self.stale_authorization_seconds < MIN_STALE_AUTHORIZATION_SECONDS:
             raise ConfigError(f"STALE_AUTHORIZATION_SECONDS must be at least {MIN_STALE_AUTHORIZATION_SECONDS}")
+        if self.stripe_abandoned_minutes <= 0:
+            raise ConfigError("STRIPE_ABANDONED_MINUTES must be positive")
         if self.max_lines_per_order <= 0:
             raise ConfigError("MAX_LINES_PER_ORDER must be positive")
         if self.job_heartbeat_seconds <= 0 or self.job_takeover_seconds < 2 * self.job_heartbeat_seconds:

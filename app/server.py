@@ -13,6 +13,7 @@ from sanic.response import HTTPResponse
 from tortoise import Tortoise
 
 from app.admin import admin
+from app.hooks.stripe import bp as stripe_hooks_bp
 from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
 from app.web.cors import cors_headers
@@ -29,6 +30,7 @@ from app.web.metrics import bp as metrics_bp, request_finished, request_started
 from app.web.request_log import finish_request, start_request
 from services import files, webhooks
 from services.carts import line_limits
+from services.payments import gateways
 
 __all__ = ["create_app"]
 
@@ -67,12 +69,14 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.ctx.recent_admins = RecentAdminUsers(settings.auth_cache_seconds)
     app.blueprint(admin)
     app.blueprint(store)
+    app.blueprint(stripe_hooks_bp)
     app.blueprint(files_bp)
     app.blueprint(metrics_bp)
     app.blueprint(docs_bp)
     files.configure(settings)  # the web process's file storage (uploads, exports)
     line_limits.configure(settings)  # MAX_LINES_PER_ORDER, for the services that add lines
     webhooks.configure(settings)  # which addresses webhooks may reach (embedded mode sends from here)
+    gateways.configure(settings)  # Stripe when STRIPE_API_KEY is set, and the entry points' gateways
 
     @app.get("/health")
     async def health(request: Request):
@@ -112,6 +116,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     async def open_resources(app: Sanic):
         if manage_orm:
             await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
+        await gateways.install()  # a configured gateway is listed (GET /admin/store/payment-providers)
         app.ctx.redis = None
         if settings.redis_url:
             import redis.asyncio as aioredis

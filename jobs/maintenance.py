@@ -7,6 +7,7 @@ from services.checkout import idempotency
 from services.payments.authorizations import cancel_stale_authorizations as cancel_stale
 from services.checkout.completion import KEY_RETENTION_SECONDS
 from services.events.retention import purge_old_events
+from services.payments.stripe.webhooks import purge_handled
 from services.store.maintenance import purge_expired_sessions
 
 JOB_RETENTION_SECONDS = 7 * 24 * 3600
@@ -30,6 +31,12 @@ async def purge_idempotency_keys() -> dict:
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 async def purge_events() -> dict:
     return await purge_old_events()
+
+
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
+async def purge_gateway_events() -> dict:
+    """Payment gateways' webhook events handled long ago (Stripe's), deleted."""
+    return {"deleted": await purge_handled()}
 
 
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)

@@ -12,6 +12,7 @@ from models.draft_order import DraftOrder
 from models.event import Event, EventReceipt
 from models.discount import Discount, DiscountCondition, DiscountRule
 from models.fulfillment import Fulfillment, FulfillmentItem, TrackingLink
+from models.gateway_event import GatewayEvent
 from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
 from models.invite import Invite
@@ -42,7 +43,7 @@ from models.webhook import WebhookDelivery, WebhookEndpoint
 
 __models__ = [
     Address, BatchJob, Cart, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup, CustomShippingOption, Discount, DiscountCondition, DiscountRule,
-    DisplaySequence, DraftOrder, Event, EventReceipt, Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
+    DisplaySequence, DraftOrder, Event, EventReceipt, Fulfillment, GatewayEvent, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,
     PaymentSession, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,

@@ -394,3 +394,60 @@ def s3_endpoint():
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_process(proc)
+
+
+# ---------------------------------------------------------------- a Stripe API
+
+
+def _wait_for_port(proc, port: int, what: str) -> None:
+    import time
+
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop_process(proc)
+                raise RuntimeError(f"{what} did not start")
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def localstripe_url():
+    """localstripe (tests/stripe_fake.py) in a subprocess on a free port, started once, only for
+    tests that ask: Stripe's REST API, spoken to over real HTTP by the official client."""
+    import subprocess
+    import sys
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tests.stripe_fake", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(proc, port, "localstripe")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(proc)
+
+
+@pytest.fixture
+async def stripe_gateway(localstripe_url, client):
+    """The `stripe` provider registered against localstripe (as STRIPE_API_KEY and STRIPE_API_BASE
+    would), with its provider row; gone after the test. Yields the settings it was made with."""
+    from services import payments
+    from services.payments import gateways, stripe
+    from tests.stripe_fake import API_KEY, WEBHOOK_SECRET
+
+    configured = settings(stripe_api_key=API_KEY, stripe_api_base=localstripe_url,
+                          stripe_webhook_secret=WEBHOOK_SECRET)
+    made = stripe.configure(configured)
+    await gateways.install()
+    try:
+        yield configured
+    finally:
+        # The test may have configured another (a setting changed): both let their connections go.
+        last = payments.get_provider(stripe.PROVIDER_ID) if payments.is_registered(stripe.PROVIDER_ID) else made
+        for provider in {id(made): made, id(last): last}.values():
+            await provider.api.close()
+        payments.unregister(stripe.PROVIDER_ID)

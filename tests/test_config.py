@@ -193,3 +193,24 @@ def test_invite_links_may_use_the_dashboards_origins_and_those_the_operator_adds
                            "INVITE_LINK_ORIGINS": "https://team.example, https://join.example"})
     # `*` in ADMIN_CORS answers any dashboard, but names no origin for a token to go to
     assert s.invite_origins == ("https://admin.shop.example", "https://team.example", "https://join.example")
+
+
+def test_stripe_is_configured_from_its_settings_and_its_secrets_stay_out_of_logs():
+    s = Settings.from_env({
+        "STRIPE_API_KEY": "sk_live_secret", "STRIPE_WEBHOOK_SECRET": "whsec_secret", "STRIPE_CAPTURE": "true",
+        "STRIPE_AUTOMATIC_PAYMENT_METHODS": "1", "STRIPE_PAYMENT_DESCRIPTION": "My shop",
+        "STRIPE_API_BASE": "http://127.0.0.1:8420", "STRIPE_ABANDONED_MINUTES": "30",
+    })
+    assert (s.stripe_api_key, s.stripe_webhook_secret) == ("sk_live_secret", "whsec_secret")
+    assert s.stripe_capture and s.stripe_automatic_payment_methods
+    assert (s.stripe_payment_description, s.stripe_api_base, s.stripe_abandoned_minutes) == (
+        "My shop", "http://127.0.0.1:8420", 30.0)
+    assert "sk_live_secret" not in repr(s) and "whsec_secret" not in repr(s)
+    default = Settings.from_env({})
+    assert default.stripe_api_key is None and not default.stripe_capture and default.stripe_abandoned_minutes == 60
+
+
+def test_stripe_abandoned_minutes_must_be_a_positive_number():
+    for value in ("0", "-5", "soon"):
+        with pytest.raises(ConfigError, match="STRIPE_ABANDONED_MINUTES"):
+            Settings.from_env({"STRIPE_ABANDONED_MINUTES": value})

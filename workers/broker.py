@@ -18,7 +18,7 @@ __all__ = ["setup_broker", "load_actors", "ACTOR_MODULES", "QUEUES"]
 
 ACTOR_MODULES = (
     "jobs.maintenance", "jobs.batch_jobs", "jobs.checkout", "jobs.notifications", "jobs.taxes", "jobs.events",
-    "jobs.webhooks",
+    "jobs.webhooks", "jobs.payments",
 )
 # events: dispatching events to subscribers; webhooks: sending to receivers (slow ones never hold
 # up the others).

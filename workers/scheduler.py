@@ -4,7 +4,8 @@ Its first job re-sends outbox rows that never reached a worker and takes over jo
 died; the next resumes (or fails) batch jobs whose run stopped reporting; the third hands stalled
 cart completions to their retry actor; the fourth queues webhook deliveries whose next attempt is
 due; the others ask for maintenance actors through the outbox
-(among them the reconciler of payments authorized long ago without an order). Every job is a
+(among them the reconciler of payments authorized long ago without an order, and with Stripe the
+reconciler of its intents: services/payments/stripe/sweep.py). Every job is a
 catch-up sweep, so a missed tick loses nothing.
 
 Any number of schedulers may run (two hosts, a rolling deploy): each sweep runs once per
@@ -41,7 +42,9 @@ __all__ = [
 
 log = logging.getLogger("commerce.scheduler")
 
-MAINTENANCE_ACTORS = ("purge_sessions", "purge_jobs", "purge_idempotency_keys", "purge_events")
+MAINTENANCE_ACTORS = (
+    "purge_sessions", "purge_jobs", "purge_idempotency_keys", "purge_events", "purge_gateway_events",
+)
 
 
 async def sweep_outbox(settings: Settings) -> int:
@@ -76,6 +79,8 @@ async def ask_for_maintenance(settings: Settings) -> None:
         await outbox.enqueue(actor, queue_name="maintenance")
     await outbox.enqueue("cancel_stale_authorizations", settings.stale_authorization_seconds,
                          queue_name="maintenance")
+    if settings.stripe_api_key:
+        await outbox.enqueue("reconcile_stripe_intents", settings.stripe_abandoned_minutes, queue_name="maintenance")
 
 
 class Turns:

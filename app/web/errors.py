@@ -34,6 +34,7 @@ STATUS_BY_KIND = {
     "conflict": 409,
     "duplicate_error": 422,
     "payment_authorization_error": 422,
+    "payment_gateway_error": 502,
     "too_many_requests": 429,
     "unexpected_state": 500,
     "database_error": 500,

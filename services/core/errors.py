@@ -2,7 +2,7 @@
 
 __all__ = [
     "DomainError", "InvalidData", "NotAllowed", "NotFound", "Duplicate", "Conflict",
-    "Unauthorized", "PaymentError", "UnexpectedState", "TooManyAttempts",
+    "Unauthorized", "PaymentError", "GatewayUnavailable", "UnexpectedState", "TooManyAttempts",
 ]
 
 
@@ -47,6 +47,12 @@ class Unauthorized(DomainError):
 
 class PaymentError(DomainError):
     kind = "payment_authorization_error"
+
+
+class GatewayUnavailable(DomainError):
+    """A payment gateway did not answer, or failed on its side: nothing of ours changed."""
+
+    kind = "payment_gateway_error"
 
 
 class UnexpectedState(DomainError):

@@ -37,7 +37,7 @@ from services.payments import get_provider
 from services.events import names as ev
 from services.events.bus import emit
 
-__all__ = ["refund_order", "check_refund"]
+__all__ = ["refund_order", "check_refund", "record_gateway_refund"]
 
 TOO_MUCH = "Refund amount is greater that the refundable amount"  # sic, Medusa's text
 MORE_THAN_PAID = "Cannot refund more than the original order amount"
@@ -82,6 +82,28 @@ async def refund_order(
         await _move_status(order)
         await emit(ev.ORDER_REFUND_CREATED, id=order.id, refund_id=refund.id,
                    no_notification=order.no_notification if no_notification is None else no_notification)
+    return refund
+
+
+async def record_gateway_refund(payment_id: str, refunded_at_gateway: int, note: str) -> Refund | None:
+    """A refund made at the gateway itself (Stripe's dashboard): what the gateway says it refunded
+    of the payment (minor units, in all) beyond what the payment records becomes one Refund
+    (reason `other`). Under the order's row lock, so a refund of ours still in its transaction is
+    counted before the difference is taken; a repeat finds no difference and records nothing."""
+    order_id = (await Payment.filter(id=payment_id).values_list("order_id", flat=True) or [None])[0]
+    if order_id is None:
+        return None
+    async with atomic():
+        order = await _lock(order_id)
+        payment = await Payment.get(id=payment_id)
+        extra = min(refunded_at_gateway, payment.amount) - payment.amount_refunded
+        if extra <= 0:
+            return None
+        await Payment.filter(id=payment.id, amount_refunded=payment.amount_refunded).update(
+            amount_refunded=F("amount_refunded") + extra)
+        refund = await Refund.create(order_id=order.id, payment_id=payment.id, amount=extra, reason="other", note=note)
+        await _move_status(order)
+        await emit(ev.ORDER_REFUND_CREATED, id=order.id, refund_id=refund.id, no_notification=order.no_notification)
     return refund
 
 

@@ -3,7 +3,9 @@ names them by provider id (the `payment_provider` rows of a region point here).
 
 The built-in providers (`system`, `manual`) are real in-memory implementations: they keep no
 state outside the session row, and authorize at once, as Medusa v1's do. A real gateway
-implements the same calls and registers itself with `register`.
+implements the same calls and registers itself with `register`: Stripe (services/payments/stripe/)
+when STRIPE_API_KEY is set, and any provider a package declares in the `commerce.payment_providers`
+entry-point group (services/payments/gateways.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Protocol
 from models import Cart, PaymentSession
 from services.core.errors import NotFound
 
-__all__ = ["PaymentProvider", "register", "get_provider", "is_registered"]
+__all__ = ["PaymentProvider", "register", "unregister", "get_provider", "is_registered", "registered_ids"]
 
 
 class PaymentProvider(Protocol):
@@ -22,8 +24,10 @@ class PaymentProvider(Protocol):
 
     id: str
 
-    async def initiate(self, amount: int, cart: Cart) -> dict:
-        """Start a payment for `amount` on the gateway; answer the session's data."""
+    async def initiate(self, amount: int, cart: Cart, *, idempotency_key: str | None = None) -> dict:
+        """Start a payment for `amount` on the gateway; answer the session's data. The key names
+        this start of this session: a retry of it comes with the same key (a gateway may use it
+        to make one payment), a new start with another."""
 
     async def update_amount(self, session: PaymentSession, amount: int, cart: Cart) -> dict:
         """The cart's total changed: the session's new data."""
@@ -61,8 +65,16 @@ def register(provider: PaymentProvider) -> None:
     _PROVIDERS[provider.id] = provider
 
 
+def unregister(provider_id: str) -> None:
+    _PROVIDERS.pop(provider_id, None)
+
+
 def is_registered(provider_id: str) -> bool:
     return provider_id in _PROVIDERS
+
+
+def registered_ids() -> list[str]:
+    return sorted(_PROVIDERS)
 
 
 def get_provider(provider_id: str) -> PaymentProvider:
@@ -81,3 +93,4 @@ def _register_builtins() -> None:
 
 
 _register_builtins()
+

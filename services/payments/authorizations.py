@@ -21,7 +21,7 @@ from services.core.db import atomic
 from services.checkout.idempotency import FINISHED
 from services.payments import get_provider
 
-__all__ = ["cancel_authorization", "cancel_stale_authorizations", "SWEEP_LIMIT"]
+__all__ = ["cancel_authorization", "cancel_stale_authorizations", "completion_in_flight", "SWEEP_LIMIT"]
 
 log = logging.getLogger("commerce.authorizations")
 
@@ -71,7 +71,7 @@ async def _cancel_if_orphaned(payment_id: str) -> dict | None:
             log.warning("authorization %s is not attached to the order of its cart %s: left for review",
                         payment.id, cart_id)
             return None
-        if await _completion_in_flight(cart_id):
+        if await completion_in_flight(cart_id):
             return None
         await cancel_authorization(cart_id, payment)
     log.info("canceled stale authorization %s of cart %s (%s %s by %s, authorized at %s)", payment.id, cart_id,
@@ -80,7 +80,7 @@ async def _cancel_if_orphaned(payment_id: str) -> dict | None:
             "currency_code": payment.currency_code, "provider_id": payment.provider_id}
 
 
-async def _completion_in_flight(cart_id: str) -> bool:
+async def completion_in_flight(cart_id: str) -> bool:
     """Whether a completion of the cart is running or waiting for its retry: an unfinished key not
     refused back to the shopper (services/checkout/completion.py keeps the cart's id in its parameters)."""
     params = await IdempotencyKey.filter(

@@ -11,7 +11,7 @@ __all__ = ["ManualProvider"]
 class ManualProvider:
     id = "manual"
 
-    async def initiate(self, amount: int, cart: Cart) -> dict:
+    async def initiate(self, amount: int, cart: Cart, *, idempotency_key: str | None = None) -> dict:
         return {"status": "pending"}
 
     async def update_amount(self, session: PaymentSession, amount: int, cart: Cart) -> dict:

@@ -154,11 +154,14 @@ async def _select(cart_id: str, provider_id: str) -> PaymentSession:
 
 
 async def _initiate(cart: Cart, session: PaymentSession | None, provider_id: str, total: int) -> PaymentSession:
-    """The provider's session, initiated for `total` and selected (made if missing)."""
-    data = await get_provider(provider_id).initiate(total, cart)
+    """The provider's session, initiated for `total` and selected (made if missing). The row comes
+    first: its id and last change name this start for the gateway (a retry after a rollback finds
+    the row as it was and sends the same key; a later start finds it changed)."""
     if session is None:
-        return await PaymentSession.create(cart_id=cart.id, provider_id=provider_id, status="pending", data=data,
-                                           is_initiated=True, is_selected=True, amount=total)
+        session = await PaymentSession.create(cart_id=cart.id, provider_id=provider_id, status="pending", data={},
+                                              is_initiated=False, is_selected=None, amount=total)
+    key = f"{session.id}:{session.updated_at.isoformat()}"
+    data = await get_provider(provider_id).initiate(total, cart, idempotency_key=key)
     session.data, session.status, session.amount = data, "pending", total
     session.is_initiated, session.is_selected = True, True
     await session.save()

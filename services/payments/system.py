@@ -11,7 +11,7 @@ __all__ = ["SystemProvider"]
 class SystemProvider:
     id = "system"
 
-    async def initiate(self, amount: int, cart: Cart) -> dict:
+    async def initiate(self, amount: int, cart: Cart, *, idempotency_key: str | None = None) -> dict:
         return {}
 
     async def update_amount(self, session: PaymentSession, amount: int, cart: Cart) -> dict:

@@ -1,0 +1,84 @@
+"""Stripe's webhook, `POST /stripe/hooks` (Medusa's path): the event is verified against
+STRIPE_WEBHOOK_SECRET, recorded once by its Stripe id, and handed to a job (handling.py) in the
+same transaction; the request answers at once.
+
+Verification is Stripe's scheme (https://docs.stripe.com/webhooks#verify-manually): the header's
+`t` within TOLERANCE_SECONDS of now, and one of its `v1` signatures (there are several while a
+secret is rolled) the HMAC-SHA256 of `t.body`. Anything else is refused and changes nothing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import orjson
+from tortoise.exceptions import IntegrityError
+
+from models import GatewayEvent
+from services.core import clock
+from services.core.db import atomic
+from services.core.errors import InvalidData
+from services.payments.stripe.provider import PROVIDER_ID
+
+__all__ = ["receive_event", "set_secret", "purge_handled", "HANDLE_ACTOR", "TOLERANCE_SECONDS", "KEPT_SECONDS"]
+
+HANDLE_ACTOR = "handle_stripe_event"
+TOLERANCE_SECONDS = 300  # Stripe's own libraries' default
+MAX_EVENT_ID_LENGTH = 255
+# Stripe retries a delivery for up to three days: a handled event is kept well past that, so a
+# late repeat is still recognised, then purged by the maintenance.
+KEPT_SECONDS = 30 * 86400.0
+
+_secret: str | None = None
+
+
+def set_secret(secret: str | None) -> None:
+    global _secret
+    _secret = secret
+
+
+async def receive_event(payload: bytes, signature: str | None) -> bool:
+    """Verify and record the event; True when it is new (its job asked for), False for a repeat."""
+    event = _verified(payload, signature)
+    try:
+        async with atomic():
+            await GatewayEvent.create(id=event["id"], provider_id=PROVIDER_ID, type=event["type"], data=event)
+            from jobs.outbox import enqueue
+
+            await enqueue(HANDLE_ACTOR, event["id"])
+    except IntegrityError:  # Stripe delivered it again (or twice at once): handled once
+        return False
+    return True
+
+
+async def purge_handled(kept: float = KEPT_SECONDS) -> int:
+    """Handled events older than `kept` seconds deleted; answers how many."""
+    return await GatewayEvent.filter(handled_at__lt=clock.now() - timedelta(seconds=kept)).delete()
+
+
+def _verified(payload: bytes, signature: str | None) -> dict:
+    import stripe  # on first use: see client.py
+
+    if not _secret:
+        raise InvalidData("Webhook Error: Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET)")
+    if not signature:
+        raise InvalidData("Webhook Error: the Stripe-Signature header is missing")
+    try:
+        text = payload.decode("utf-8")
+        stripe.WebhookSignature.verify_header(text, signature, _secret, TOLERANCE_SECONDS)
+    except UnicodeDecodeError:
+        raise InvalidData("Webhook Error: the body is not UTF-8") from None
+    except stripe.SignatureVerificationError as e:
+        raise InvalidData(f"Webhook Error: {e.user_message or e}") from None
+    try:
+        event = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        raise InvalidData("Webhook Error: the body is not JSON") from None
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str) or not isinstance(
+            (event.get("data") or {}).get("object") if isinstance(event.get("data"), dict) else None, dict):
+        raise InvalidData("Webhook Error: the body is not a Stripe event (type, data.object)")
+    event_id = event.get("id")
+    if not isinstance(event_id, str) or not 0 < len(event_id) <= MAX_EVENT_ID_LENGTH:
+        raise InvalidData("Webhook Error: the event has no id")
+    if len(event["type"]) > 100:
+        raise InvalidData("Webhook Error: the event's type is not one of Stripe's")
+    return event

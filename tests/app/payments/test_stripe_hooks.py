@@ -1,0 +1,213 @@
+"""`POST /stripe/hooks`: Stripe's events, verified by signature, recorded once by their id, and
+handled by a job: a cart paid at Stripe is completed through the same path as the shopper's
+completion (one order however they race), refunds made in Stripe's dashboard and disputes show
+on the order."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from models import GatewayEvent, Job, Note, Order, Payment, Refund
+from tests import stripe_fake
+from tests.checkout_factories import complete
+from tests.conftest import BROKER, wait_for
+from tests.stripe_factories import intent_of, paid_order, stripe_cart
+from workers.embedded import start_embedded_worker, stop_embedded_worker
+
+
+@pytest.fixture
+async def worker():
+    w = start_embedded_worker(BROKER, asyncio.get_running_loop(), threads=2, worker_timeout=20)
+    yield w
+    await stop_embedded_worker(w)
+
+
+async def deliver(client, event: dict, **signing):
+    body, headers = stripe_fake.signed(event, **signing)
+    return await client.post("/stripe/hooks", content=body, headers=headers)
+
+
+async def handled(event_id: str) -> GatewayEvent:
+    async def done():
+        row = await GatewayEvent.get_or_none(id=event_id)
+        return row if row is not None and row.handled_at is not None else None
+    return await wait_for(done, timeout=30)
+
+
+async def intent_at_stripe(base: str, intent_id: str) -> dict:
+    return await stripe_fake.get(base, f"/v1/payment_intents/{intent_id}")
+
+
+async def charge_of(base: str, intent_id: str) -> dict:
+    """The intent's charge as Stripe shows it now."""
+    latest = (await intent_at_stripe(base, intent_id))["latest_charge"]
+    return await stripe_fake.get(base, f"/v1/charges/{latest['id'] if isinstance(latest, dict) else latest}")
+
+
+@pytest.mark.parametrize("signing", [
+    {"secret": "whsec_someone_else"},
+    {"timestamp": int(time.time()) - 3600},  # past the tolerance: a replay of an old delivery
+    {"secret": ""},
+], ids=["wrong-secret", "stale", "empty-secret"])
+async def test_a_badly_signed_event_is_a_400_and_changes_nothing(client, stripe_gateway, signing):
+    r = await deliver(client, stripe_fake.event("payment_intent.succeeded", {"id": "pi_x", "metadata": {}}), **signing)
+    assert r.status_code == 400, r.text
+    assert r.json()["type"] == "invalid_data" and r.json()["message"].startswith("Webhook Error")
+    assert await GatewayEvent.all().count() == 0 and await Job.filter(actor_name="handle_stripe_event").count() == 0
+
+
+async def test_a_missing_signature_or_a_malformed_body_is_a_400_and_changes_nothing(client, stripe_gateway):
+    r = await client.post("/stripe/hooks", json=stripe_fake.event("charge.refunded", {"id": "ch_x"}))
+    assert r.status_code == 400 and "Stripe-Signature" in r.json()["message"], r.text
+    body, headers = stripe_fake.signed({"id": "evt_1", "type": "charge.refunded"})  # no data.object
+    r = await client.post("/stripe/hooks", content=body, headers=headers)
+    assert r.status_code == 400, r.text
+    assert await GatewayEvent.all().count() == 0
+
+
+async def test_one_good_signature_among_several_is_enough(client, stripe_gateway):
+    # While a secret is rolled Stripe signs with both: one v1 may not be ours.
+    event = stripe_fake.event("customer.created", {"id": "cus_x"})
+    r = await deliver(client, event, extra_signatures=("0" * 64,))
+    assert r.status_code == 200, r.text
+    assert await GatewayEvent.filter(id=event["id"]).count() == 1
+
+
+async def test_a_replayed_event_is_recorded_and_handled_once(client, stripe_gateway):
+    event = stripe_fake.event("payment_intent.payment_failed", {"id": "pi_x", "metadata": {}})
+    first, again = await deliver(client, event), await deliver(client, event)
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert (first.json()["duplicate"], again.json()["duplicate"]) == (False, True)
+    assert await GatewayEvent.filter(id=event["id"]).count() == 1
+    assert await Job.filter(actor_name="handle_stripe_event").count() == 1
+
+
+async def test_a_failed_payment_and_an_unknown_intent_are_recorded_and_change_nothing(
+        client, stripe_gateway, worker):
+    failed = stripe_fake.event("payment_intent.payment_failed", {
+        "id": "pi_x", "metadata": {}, "last_payment_error": {"message": "Your card was declined."}})
+    unknown = stripe_fake.event("payment_intent.succeeded", {
+        "id": "pi_y", "status": "succeeded", "metadata": {"resource_id": "cart_01NOSUCHCART"}})
+    for event in (failed, unknown):
+        assert (await deliver(client, event)).status_code == 200
+    assert (await handled(failed["id"])).outcome == "payment failed: Your card was declined."
+    assert (await handled(unknown["id"])).outcome.startswith("ignored")
+    assert await Order.all().count() == 0
+
+
+async def test_a_cart_paid_at_stripe_is_completed_by_stripes_own_webhook(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
+    from dataclasses import replace
+
+    from services.payments import stripe
+
+    # Given localstripe sending its events to our hook (as Stripe does to the endpoint set in its
+    # dashboard), and capture at authorization (localstripe sends payment_intent.succeeded only then)
+    stripe.configure(replace(stripe_gateway, stripe_capture=True))
+    url = str(client.base_url.join("/stripe/hooks"))
+    await stripe_fake.post(localstripe_url, "/_config/webhooks/commerce", url=url, secret=stripe_fake.WEBHOOK_SECRET)
+    try:
+        # When the shopper confirms the card and closes the tab (the storefront never completes)
+        cart = await stripe_cart(client, admin_headers)
+        await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+        # I expect the webhook to place one order, its payment captured
+        order = await wait_for(lambda: Order.get_or_none(cart_id=cart["id"], payment_status="captured"), timeout=30)
+    finally:
+        await stripe_fake.post(localstripe_url, "/_config/webhooks/commerce", url=url,
+                               secret=stripe_fake.WEBHOOK_SECRET, **{"events[0]": "none.none"})
+    assert await Order.filter(cart_id=cart["id"]).count() == 1
+    r = await complete(client, cart)  # the storefront coming back later gets that order
+    assert r.json()["type"] == "order" and r.json()["data"]["id"] == order.id
+
+
+async def test_a_cart_authorized_at_stripe_is_completed_by_the_webhook(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
+    cart = await stripe_cart(client, admin_headers)
+    intent = await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+    event = stripe_fake.event("payment_intent.amount_capturable_updated", intent)
+    assert (await deliver(client, event)).status_code == 200
+    assert (await handled(event["id"])).outcome.startswith("order ")
+    order = await Order.get(cart_id=cart["id"])
+    assert order.payment_status == "awaiting"
+    assert (await intent_at_stripe(localstripe_url, intent["id"]))["status"] == "requires_capture"
+
+
+async def test_an_intent_captured_at_authorization_marks_the_order_captured(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
+    from dataclasses import replace
+
+    from services.payments import stripe
+
+    stripe.configure(replace(stripe_gateway, stripe_capture=True))
+    cart = await stripe_cart(client, admin_headers)
+    assert intent_of(cart)["capture_method"] == "automatic"
+    intent = await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+    assert intent["status"] == "succeeded"
+    order = (await complete(client, cart)).json()["data"]
+    event = stripe_fake.event("payment_intent.succeeded", intent)
+    assert (await deliver(client, event)).status_code == 200
+    assert (await handled(event["id"])).outcome.endswith("payment captured")
+    assert (await Order.get(id=order["id"])).payment_status == "captured"
+
+
+async def test_a_refund_made_in_stripes_dashboard_shows_once_on_the_order(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
+    order = await paid_order(client, admin_headers, localstripe_url)
+    assert (await client.post(f"/admin/orders/{order['id']}/capture", headers=admin_headers)).status_code == 200
+    intent_id = (await Payment.get(order_id=order["id"])).data["id"]
+    # Given 400 refunded in Stripe's dashboard, and Stripe's event about it sent twice (two ids)
+    await stripe_fake.post(localstripe_url, "/v1/refunds", payment_intent=intent_id, amount="400")
+    charge = await charge_of(localstripe_url, intent_id)
+    assert charge["amount_refunded"] == 400
+    for _ in range(2):
+        event = stripe_fake.event("charge.refunded", charge)
+        assert (await deliver(client, event)).status_code == 200
+        await handled(event["id"])
+    # I expect one refund of 400 on the order
+    refunds = await Refund.filter(order_id=order["id"])
+    assert [(r.amount, r.reason) for r in refunds] == [(400, "other")]
+    assert (await Payment.get(order_id=order["id"])).amount_refunded == 400
+    assert (await Order.get(id=order["id"])).payment_status == "partially_refunded"
+
+
+async def test_a_dispute_is_noted_on_the_orders_timeline(client, admin_headers, seeded, stripe_gateway,
+                                                         localstripe_url, worker):
+    order = await paid_order(client, admin_headers, localstripe_url)
+    intent_id = (await Payment.get(order_id=order["id"])).data["id"]
+    dispute = {"id": "dp_1", "object": "dispute", "amount": 2500, "currency": "usd", "reason": "fraudulent",
+               "payment_intent": intent_id, "status": "needs_response"}
+    event = stripe_fake.event("charge.dispute.created", dispute)
+    assert (await deliver(client, event)).status_code == 200
+    await handled(event["id"])
+    notes = await Note.filter(resource_type="order", resource_id=order["id"])
+    assert [n.value for n in notes] == ["Stripe dispute dp_1 opened for 2500 USD: fraudulent"]
+
+
+async def test_without_a_webhook_secret_every_event_is_refused(client, stripe_gateway):
+    from dataclasses import replace
+
+    from services.payments import stripe
+
+    stripe.configure(replace(stripe_gateway, stripe_webhook_secret=None))
+    r = await deliver(client, stripe_fake.event("payment_intent.succeeded", {"id": "pi_x", "metadata": {}}))
+    assert r.status_code == 400 and "STRIPE_WEBHOOK_SECRET" in r.json()["message"], r.text
+    assert await GatewayEvent.all().count() == 0
+
+
+async def test_handled_events_are_purged_after_thirty_days_and_unhandled_ones_kept(client, stripe_gateway):
+    from datetime import timedelta
+
+    from services.core import clock
+    from services.payments.stripe.webhooks import purge_handled
+
+    events = [stripe_fake.event("customer.created", {"id": f"cus_{i}"}) for i in range(3)]
+    for event in events:
+        assert (await deliver(client, event)).status_code == 200
+    old, recent, unhandled = (e["id"] for e in events)
+    await GatewayEvent.filter(id=old).update(handled_at=clock.now() - timedelta(days=31))
+    await GatewayEvent.filter(id=recent).update(handled_at=clock.now() - timedelta(days=29))
+    assert await purge_handled() == 1
+    assert set(await GatewayEvent.all().values_list("id", flat=True)) == {recent, unhandled}

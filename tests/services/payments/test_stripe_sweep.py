@@ -1,0 +1,98 @@
+"""The Stripe reconciliation sweep: a hold on the shopper's card whose cart never became an order
+is released after STRIPE_ABANDONED_MINUTES; a cart whose intent succeeded without a webhook is
+completed; anything younger is left alone."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from app.shapes.completion import ApiAnswers
+from models import Order, PaymentSession
+from services.core import clock
+from services.payments.stripe.sweep import reconcile_intents
+from tests import stripe_fake
+from tests.stripe_factories import intent_of, stripe_cart
+
+
+async def abandoned(cart: dict, minutes: float) -> None:
+    """The cart's stripe session last touched `minutes` ago."""
+    await PaymentSession.filter(cart_id=cart["id"], provider_id="stripe").update(
+        updated_at=clock.now() - timedelta(minutes=minutes))
+
+
+async def intent_at_stripe(base: str, intent_id: str) -> dict:
+    return await stripe_fake.get(base, f"/v1/payment_intents/{intent_id}")
+
+
+async def test_a_held_intent_of_an_abandoned_cart_is_released_after_the_configured_time(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url):
+    # Given two carts whose cards were confirmed (held) but never completed, one long ago
+    old, young = [await stripe_cart(client, admin_headers) for _ in range(2)]
+    for cart in (old, young):
+        await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+    await abandoned(old, 61)
+    await abandoned(young, 59)
+    # When the sweep runs with the default 60 minutes
+    done = await reconcile_intents(60, ApiAnswers())
+    # I expect the old hold released at Stripe, and the young one left alone
+    assert [x["cart_id"] for x in done["released"]] == [old["id"]] and not done["failed"]
+    assert (await intent_at_stripe(localstripe_url, intent_of(old)["id"]))["status"] == "canceled"
+    assert (await intent_at_stripe(localstripe_url, intent_of(young)["id"]))["status"] == "requires_capture"
+    assert (await PaymentSession.get(cart_id=old["id"], provider_id="stripe")).status == "canceled"
+    # and a second run finds nothing more to do
+    again = await reconcile_intents(60, ApiAnswers())
+    assert again == {"completed": [], "released": [], "failed": []}
+
+
+async def test_a_cart_paid_at_stripe_whose_webhook_never_came_is_completed(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url):
+    from services.payments import stripe
+
+    stripe.configure(replace(stripe_gateway, stripe_capture=True))
+    cart = await stripe_cart(client, admin_headers)
+    intent = await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+    assert intent["status"] == "succeeded"
+    await abandoned(cart, 61)
+    done = await reconcile_intents(60, ApiAnswers())
+    assert [x["cart_id"] for x in done["completed"]] == [cart["id"]], done
+    order = await Order.get(cart_id=cart["id"])
+    assert order.payment_status == "captured"
+
+
+async def test_an_abandoned_intent_holding_nothing_is_left_for_the_shopper(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url):
+    cart = await stripe_cart(client, admin_headers)  # no card given yet
+    await abandoned(cart, 120)
+    done = await reconcile_intents(60, ApiAnswers())
+    assert done == {"completed": [], "released": [], "failed": []}
+    assert (await intent_at_stripe(localstripe_url, intent_of(cart)["id"]))["status"] == "requires_payment_method"
+    session = await PaymentSession.get(cart_id=cart["id"], provider_id="stripe")
+    assert session.updated_at > clock.now() - timedelta(minutes=5)  # looked at: out of sight for a period
+
+
+async def test_the_scheduler_asks_for_the_sweep_only_when_stripe_is_configured(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url):
+    import asyncio
+
+    from models import Job
+    from tests.conftest import BROKER, SETTINGS, wait_for
+    from workers.embedded import start_embedded_worker, stop_embedded_worker
+    from workers.scheduler import ask_for_maintenance
+
+    cart = await stripe_cart(client, admin_headers)
+    await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+    await abandoned(cart, 2 * 60)
+    # Without a key the maintenance tick does not ask for it
+    await ask_for_maintenance(SETTINGS)
+    assert not await Job.filter(actor_name="reconcile_stripe_intents").exists()
+    # With one it does, with STRIPE_ABANDONED_MINUTES, and its job records what it released
+    worker = start_embedded_worker(BROKER, asyncio.get_running_loop(), threads=2, worker_timeout=20)
+    try:
+        await ask_for_maintenance(replace(stripe_gateway, stripe_abandoned_minutes=90))
+        job = await wait_for(lambda: Job.get_or_none(actor_name="reconcile_stripe_intents", status="succeeded"),
+                             timeout=30)
+    finally:
+        await stop_embedded_worker(worker)
+    assert job.args == [90] and job.queue_name == "maintenance"
+    assert [x["cart_id"] for x in job.result["released"]] == [cart["id"]]
