@@ -1,5 +1,6 @@
 """Tortoise ORM models, one module per aggregate."""
 
+from models.analytics_config import AnalyticsConfig
 from models.apps import OAuthApp
 from models.batch_job import BatchJob
 from models.cart import (
@@ -42,7 +43,7 @@ from models.user import User
 from models.webhook import WebhookDelivery, WebhookEndpoint
 
 __models__ = [
-    Address, BatchJob, Cart, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup, CustomShippingOption, Discount, DiscountCondition, DiscountRule,
+    Address, AnalyticsConfig, BatchJob, Cart, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup, CustomShippingOption, Discount, DiscountCondition, DiscountRule,
     DisplaySequence, DraftOrder, Event, EventReceipt, Fulfillment, GatewayEvent, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,

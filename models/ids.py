@@ -42,6 +42,7 @@ PREFIXES = {
     "payment_session": "ps",
     "return_reason": "rr",
     "note": "note",
+    "analytics_config": "acfg",
     "invite": "invite",
     "publishable_api_key": "pk",
     "product_category": "pcat",

@@ -1,26 +1,57 @@
 """Admin analytics configs: `/admin/analytics-configs` (reference catalogue §16).
 
-This server collects no usage analytics, so it answers as Medusa v1 does with its `analytics`
-flag off (and `GET /admin/store` reports that flag off): there is no config to read or write, a
-404. Medusa's dashboard then never asks for consent nor loads Segment; its error page, which
-asks whether to report an error, takes the 404 as "not opted in"."""
+Each route acts on the signed-in user's own answer to the dashboard's usage-data question. With
+`GET /admin/store` reporting the `analytics` flag on, the dashboard asks a user once (a 404 from
+`GET` means "not asked yet") and never again after an answer. This server only stores the answer;
+it collects and sends nothing."""
 
 from __future__ import annotations
 
 from sanic import Blueprint, Request
 
-from services.core.errors import NotFound
+from app.web.auth import require_admin
+from app.web.responses import json
+from app.web.serialize import dump
+from app.web.validation import Body, parse_body
+from models import AnalyticsConfig
+from services.users.analytics_configs import create_config, delete_config, get_config, update_config
 
 bp = Blueprint("admin_analytics_configs", url_prefix="/analytics-configs")
 
-NOT_COLLECTED = "This server collects no usage analytics: there is no analytics config"
+
+class CreateConfig(Body):
+    opt_out: bool
+    anonymize: bool = False
 
 
-@bp.route("", methods=["GET", "POST", "DELETE"])
-async def config(request: Request):
-    raise NotFound(NOT_COLLECTED)
+class UpdateConfig(Body):
+    opt_out: bool = None  # type: ignore[assignment]
+    anonymize: bool = None  # type: ignore[assignment]
+
+
+def _one(config: AnalyticsConfig):
+    return json({"analytics_config": dump(config)})
+
+
+@bp.get("")
+async def get(request: Request):
+    return _one(await get_config((await require_admin(request)).id))
+
+
+@bp.post("")
+async def create(request: Request):
+    body = parse_body(request, CreateConfig)
+    return _one(await create_config((await require_admin(request)).id, **body.model_dump()))
 
 
 @bp.post("/update")
 async def update(request: Request):
-    raise NotFound(NOT_COLLECTED)
+    body = parse_body(request, UpdateConfig)
+    return _one(await update_config((await require_admin(request)).id, **body.model_dump()))
+
+
+@bp.delete("")
+async def delete(request: Request):
+    user = await require_admin(request)
+    await delete_config(user.id)
+    return json({"user_id": user.id, "object": "analytics_config", "deleted": True})

@@ -33,7 +33,7 @@ STORE_COLUMNS = (
 # Medusa v1.20's flags, in its order. Each is a fixed answer, or the admin route the dashboard
 # calls for the feature: on exactly when this server has that route.
 FEATURE_FLAGS: tuple[tuple[str, bool | str], ...] = (
-    ("analytics", False),  # nothing is collected: no consent screen, no Segment in the browser
+    ("analytics", "/admin/analytics-configs"),  # only each user's consent answer is kept (nothing is collected)
     ("medusa_v2", False),
     ("order_editing", "/admin/order-edits"),
     ("product_categories", "/admin/product-categories"),

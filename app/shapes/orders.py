@@ -43,7 +43,7 @@ STORE_RELATIONS = (
 )
 STORE_ALLOWED_RELATIONS = STORE_RELATIONS + ("billing_address",)
 _EMPTY = ("edits",)
-# Medusa v1's admin defaults; the nested names under relations that do not exist yet are accepted.
+# Medusa v1's admin defaults (`defaultAdminOrdersRelations`).
 ADMIN_RELATIONS = (
     "billing_address", "claims", "claims.additional_items", "claims.additional_items.variant",
     "claims.claim_items", "claims.claim_items.images", "claims.claim_items.item", "claims.fulfillments",
@@ -59,16 +59,36 @@ ADMIN_RELATIONS = (
     "swaps.return_order.shipping_method.tax_lines", "swaps.shipping_address", "swaps.shipping_methods",
     "swaps.shipping_methods.shipping_option", "swaps.shipping_methods.tax_lines", "sales_channel",
 )
-# What the dashboard's order page expands besides those (admin-ui `use-admin-expand-paramter.ts`);
-DASHBOARD_RELATIONS = (
-    "claims.claim_items.item", "claims.additional_items.variant.product",
-    "claims.additional_items.variant.product.profiles", "swaps.additional_items.variant.product",
-    "swaps.additional_items.variant.product.profiles",
-)
-ADMIN_ALLOWED_RELATIONS = ADMIN_RELATIONS + DASHBOARD_RELATIONS + (
-    "items.variant", "items.adjustments", "items.tax_lines", "items.variant.product",
-    "items.variant.product.profiles", "edits",
-)
+# Everything the admin's order answer can show, as a tree: `expand` accepts every path in it (each
+# shows), which holds every relation Medusa v1's order, swap, claim and return routes name for what
+# lies under an order. A line's `variant.product` (and its `profiles`) shows only when asked for.
+_LINE = {"variant": {"product": {"profiles": {}}}, "adjustments": {}, "tax_lines": {}}
+_METHOD = {"shipping_option": {}, "tax_lines": {}}
+_FULFILLMENT = {"items": {}, "tracking_links": {}}
+_RETURN = {"items": {"reason": {}}, "shipping_method": _METHOD}
+ADMIN_TREE: dict[str, dict] = {
+    **{name: {} for name in (
+        "shipping_address", "billing_address", "customer", "region", "sales_channel", "gift_cards",
+        "gift_card_transactions", "payments", "refunds", "edits",
+    )},
+    "items": _LINE, "shipping_methods": _METHOD, "discounts": {"rule": {}}, "fulfillments": _FULFILLMENT,
+    "returns": _RETURN,
+    "claims": {
+        "claim_items": {"item": {"variant": {}}, "images": {}, "tags": {}}, "additional_items": _LINE,
+        "fulfillments": _FULFILLMENT, "return_order": _RETURN, "shipping_address": {}, "shipping_methods": _METHOD,
+    },
+    "swaps": {
+        "additional_items": _LINE, "fulfillments": _FULFILLMENT, "return_order": _RETURN, "payment": {},
+        "shipping_address": {}, "shipping_methods": _METHOD,
+    },
+}
+
+
+def _paths(tree: dict, prefix: str = "") -> tuple[str, ...]:
+    return tuple(p for name, below in tree.items() for p in (prefix + name, *_paths(below, f"{prefix}{name}.")))
+
+
+ADMIN_ALLOWED_RELATIONS = _paths(ADMIN_TREE)
 # Cart completion's answer (reference store §3.5): what the order is loaded with there.
 PLACED_RELATIONS = (
     "shipping_address", "items", "items.variant", "items.adjustments", "items.tax_lines", "payments",
@@ -174,7 +194,7 @@ def return_json(after: AfterSale, ret: Return) -> dict:
 
 def claim_json(parts, below: dict) -> dict:
     """A claim with its claimed items (each with its line, photos and tags), replacements, parcels,
-    return, address and shipping methods; a replacement's product when `below` asks for it."""
+    return (with its shipping), address and shipping methods; a replacement's product when `below` asks for it."""
     data = dump(parts.claim)
     data["claim_items"] = []
     for item in parts.claim_items:
@@ -183,14 +203,11 @@ def claim_json(parts, below: dict) -> dict:
         row["images"] = [dump(i) for i in item.images]
         row["tags"] = [dump(t) for t in item.tags]
         data["claim_items"].append(row)
-    data["additional_items"] = _new_lines(parts.additional_items, parts.item_tax_lines, below)
+    data["additional_items"] = _new_lines(parts.additional_items, parts.item_tax_lines, below, parts.item_adjustments)
     data["fulfillments"] = [{**dump(f), "items": [dump(i) for i in parts.fulfillment_items.get(f.id, [])],
                              "tracking_links": [dump(t) for t in parts.tracking_links.get(f.id, [])]}
                             for f in parts.fulfillments]
-    data["return_order"] = None
-    if parts.return_order is not None:
-        data["return_order"] = {**dump(parts.return_order),
-                                "items": [dump(i, {"reason": {}}) for i in parts.return_items]}
+    data["return_order"] = _return_order(parts)
     data["shipping_address"] = dump(parts.shipping_address)
     data["shipping_methods"] = [
         {**dump(m, {"shipping_option": {}}), "tax_lines": [dump(t) for t in m.tax_lines]} for m in parts.shipping_methods
@@ -198,7 +215,18 @@ def claim_json(parts, below: dict) -> dict:
     return data
 
 
-def _new_lines(lines: list, tax_lines: dict, below: dict, adjustments: dict | None = None) -> list[dict]:
+def _return_order(parts) -> dict | None:
+    """A claim's or a swap's return with its items (each with its reason) and its shipping method."""
+    if parts.return_order is None:
+        return None
+    ret = {**dump(parts.return_order), "items": [dump(i, {"reason": {}}) for i in parts.return_items]}
+    method = parts.return_method
+    ret["shipping_method"] = None if method is None else {
+        **dump(method, {"shipping_option": {}}), "tax_lines": [dump(t) for t in method.tax_lines]}
+    return ret
+
+
+def _new_lines(lines: list, tax_lines: dict, below: dict, adjustments: dict) -> list[dict]:
     """A claim's or a swap's new lines, each with its variant (and product, when `below` asks)."""
     product = below.get("additional_items", {}).get("variant", {}).get("product")
     out = []
@@ -208,8 +236,7 @@ def _new_lines(lines: list, tax_lines: dict, below: dict, adjustments: dict | No
         if product is not None and line.variant is not None:
             row["variant"]["product"] = _product(line.variant.product, "profiles" in product)
         row["tax_lines"] = [dump(t) for t in tax_lines.get(line.id, [])]
-        if adjustments is not None:
-            row["adjustments"] = [dump(a) for a in adjustments.get(line.id, [])]
+        row["adjustments"] = [dump(a) for a in adjustments.get(line.id, [])]
         out.append(row)
     return out
 
@@ -222,13 +249,7 @@ def swap_json(parts, below: dict) -> dict:
     data["fulfillments"] = [{**dump(f), "items": [dump(i) for i in parts.fulfillment_items.get(f.id, [])],
                              "tracking_links": [dump(t) for t in parts.tracking_links.get(f.id, [])]}
                             for f in parts.fulfillments]
-    data["return_order"] = None
-    if parts.return_order is not None:
-        ret = {**dump(parts.return_order), "items": [dump(i, {"reason": {}}) for i in parts.return_items]}
-        method = parts.return_method
-        ret["shipping_method"] = None if method is None else {
-            **dump(method, {"shipping_option": {}}), "tax_lines": [dump(t) for t in method.tax_lines]}
-        data["return_order"] = ret
+    data["return_order"] = _return_order(parts)
     data["payment"] = _columns(parts.payment, _PAYMENT_COLUMNS) if parts.payment is not None else None
     data["shipping_address"] = dump(parts.shipping_address)
     data["shipping_methods"] = [

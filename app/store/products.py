@@ -1,7 +1,11 @@
 """Store products: `GET /store/products`, `GET /store/products/{id}`, priced for the shopper's
 region or currency (reference extra §3), within the sales channels of the request's publishable
-API key, if any (app/web/publishable_keys.py)."""
+API key, if any (app/web/publishable_keys.py). `POST /store/products/search` answers `{hits}`
+(Medusa v1's search route) from the database: the products `q` finds on the list, by title."""
 
+from typing import Annotated
+
+from pydantic import Field
 from sanic import Blueprint, Request
 
 from app.web.auth import customer_id
@@ -10,8 +14,10 @@ from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, 
 from app.web.responses import json
 from app.shapes.products import dump_products
 from app.web.serialize import COLUMNS
+from app.web.validation import Body, max_length, parse_body
 from models import Product
 from services.catalog.products import StoreProductFilter, get_store_product, list_store_products
+from services.core.listing import FindConfig
 
 bp = Blueprint("store_products", url_prefix="/products")
 
@@ -56,6 +62,13 @@ LIST = QuerySpec(
     allowed_order=ORDER, filters=ListFilters, default_limit=100,
 )
 GET = LIST.one(filters=GetFilters)
+MAX_HITS = 100  # a page of hits, as every list clamps its limit
+
+
+class Search(Body):
+    q: Annotated[str, max_length(255)] | None = None
+    offset: Annotated[int, Field(ge=0)] = 0
+    limit: Annotated[int, Field(ge=1)] = 20
 
 
 @bp.get("")
@@ -65,6 +78,17 @@ async def list_(request: Request):
     priced = await list_store_products(filters, q.find(), await key_scope(request), await customer_id(request))
     return json({"products": dump_products(priced, q.relations, q.fields), "count": priced.count,
                  "offset": q.offset, "limit": q.limit})
+
+
+@bp.post("/search")
+async def search(request: Request):
+    body = parse_body(request, Search)
+    limit = min(body.limit, MAX_HITS)
+    config = FindConfig(limit=limit, offset=body.offset, order=(("title", False), ("id", False)),
+                        relations=DEFAULT_RELATIONS)
+    priced = await list_store_products(StoreProductFilter(q=body.q or None), config, await key_scope(request))
+    return json({"hits": dump_products(priced, DEFAULT_RELATIONS), "count": priced.count, "offset": body.offset,
+                 "limit": limit})
 
 
 @bp.get("/<product_id:str>")

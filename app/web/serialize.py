@@ -9,7 +9,7 @@ from tortoise.fields.relational import ManyToManyRelation, ReverseRelation
 from tortoise.models import Model
 
 from models import (
-    Address, BatchJob, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup,
+    Address, AnalyticsConfig, BatchJob, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup,
     Discount, DiscountCondition, DiscountRule,
     Fulfillment, FulfillmentItem, FulfillmentProvider, GiftCard, Image, Invite, MoneyAmount, Note,
     OAuthApp, PriceList, PublishableApiKey, Refund, Return, ReturnItem, ReturnReason, TrackingLink,
@@ -27,6 +27,7 @@ _ENTITY = ("metadata",) + _TS
 # The columns each resource shows, in Medusa v1's order. One table for the whole API.
 COLUMNS: dict[type[Model], tuple[str, ...]] = {
     User: ("id", "email", "first_name", "last_name", "role", "api_token") + _ENTITY,
+    AnalyticsConfig: ("id", "user_id", "opt_out", "anonymize", "created_at", "updated_at", "deleted_at"),
     Invite: ("id", "user_email", "role", "accepted", "expires_at") + _ENTITY,  # + its token (app/admin/invites.py)
     BatchJob: (
         "id", "type", "created_by", "context", "result", "dry_run", "created_at", "updated_at", "deleted_at",

@@ -1,11 +1,11 @@
-from tortoise import migrations
+from models.migrations import _base as base
 from tortoise.migrations import operations as ops
 from orjson import loads
 from tortoise.fields.data import JSON_DUMPS
 from tortoise import fields
 
 
-class Migration(migrations.Migration):
+class Migration(base.Migration):
     dependencies = [('models', '0019_events_webhooks')]
 
     initial = False

@@ -20,7 +20,7 @@ from models import Order
 from services.core.listing import FindConfig, date_filters, find_page_ids
 from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, read_orders
 
-__all__ = ["OrderFilter", "list_orders", "lookup_order"]
+__all__ = ["OrderFilter", "filtered_orders", "list_orders", "lookup_order"]
 
 _DISPLAY_ID = re.compile(r"^#?\s*(\d{1,9})$")
 
@@ -45,7 +45,7 @@ class OrderFilter:
     canceled_at: dict[str, datetime | None] | None = None
 
 
-def _filtered(f: OrderFilter) -> QuerySet:
+def filtered_orders(f: OrderFilter) -> QuerySet:
     qs = Order.filter(
         **date_filters(created_at=f.created_at, updated_at=f.updated_at, canceled_at=f.canceled_at)
     )
@@ -79,7 +79,7 @@ async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderVie
     """One page of orders with their relations and totals, and the total count. Lines are read
     with their variants only when the answer shows lines (the dashboard's order table shows
     only totals), and after-sale rows only when it shows them."""
-    ids, count = await find_page_ids(_filtered(f), config)
+    ids, count = await find_page_ids(filtered_orders(f), config)
     orders = await read_orders(ids)
     shown = {r.split(".")[0] for r in config.relations}
     return await load_views(orders, line_detail=bool(shown & {"items", "returnable_items"}),

@@ -23,6 +23,7 @@ from services.core.errors import Duplicate, InvalidData, NotAllowed
 from services.core.listing import FindConfig, date_filters, find_page
 from services.core.metadata import merge_metadata
 from services.core.tokens import digest
+from services.users.analytics_configs import delete_config
 from services.users.roles import require_admin
 from services.users.users import create_user, forget_cached_user, get_user
 from services.events import names as ev
@@ -139,5 +140,6 @@ async def delete_user(actor: User, user_id: str) -> None:
         if user is None:
             return
         await User.filter(id=user.id).update(deleted_at=now(), api_token=None, api_token_hash=None)
+        await delete_config(user.id)  # as Medusa: the user's consent answer goes with them
         await emit(ev.USER_DELETED, id=user.id)
     forget_cached_user(user_id)

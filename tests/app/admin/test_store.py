@@ -82,10 +82,9 @@ async def test_feature_flags_report_what_this_server_does_and_no_inventory_modul
     assert [f["key"] for f in store["feature_flags"]] == FLAG_KEYS
     flags = {f["key"]: f["value"] for f in store["feature_flags"]}
     assert all(isinstance(v, bool) for v in flags.values())
-    # Order editing works here; analytics, tax-inclusive prices and Medusa's v2 machinery do not
-    assert flags["order_editing"] is True
-    assert (flags["analytics"], flags["tax_inclusive_pricing"], flags["medusa_v2"], flags["workflows"]) == (
-        False, False, False, False)
+    # Order editing and the consent question work here; tax-inclusive prices and Medusa's v2 machinery do not
+    assert (flags["order_editing"], flags["analytics"]) == (True, True)
+    assert (flags["tax_inclusive_pricing"], flags["medusa_v2"], flags["workflows"]) == (False, False, False)
     # No inventory or stock-location module: the dashboard edits the variant's own stock
     assert store["modules"] == []
 

@@ -1,0 +1,108 @@
+"""Order export benchmark (not a test): adds N orders (each with two lines)
+to the configured database, exports them through the batch-job runs the workers use, and prints
+orders/s and the process's peak memory before and after the export.
+
+    createdb -h 127.0.0.1 -U postgres export_bench
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/export_bench .venv/bin/python -m bench.order_export_bench --orders 100000
+
+The orders are written in bulk (not through checkout) once; a second run finds them and only
+exports. Peak memory should not move with --orders: the export holds one page at a time. The
+runs are called directly, as an actor would; the broker is the in-memory one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import tempfile
+import time
+from dataclasses import replace
+
+from tortoise import Tortoise
+
+from app.config import Settings
+
+BULK = 2000  # rows written per INSERT
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+async def add_orders(count: int) -> None:
+    from models import Address, Customer, LineItem, Order, Region
+
+    have = await Order.filter(email__startswith="bench-").count()
+    region = await Region.filter(name="Bench", deleted_at=None).first() or await Region.create(
+        name="Bench", currency_code="usd")
+    customer = await Customer.filter(email="bench@example.com").first() or await Customer.create(
+        email="bench@example.com", first_name="Bench", last_name="Shopper")
+    first = 10_000_000  # the bench's own numbers, far above the shop's sequence
+    for start in range(have, count, BULK):
+        size = min(BULK, count - start)
+        addresses = [Address(first_name="Bench", address_1=f"{i} Main St; rear", city="Springfield",
+                             country_code="us", postal_code="12345") for i in range(start, start + size)]
+        await Address.bulk_create(addresses)
+        orders = [Order(display_id=first + i, email=f"bench-{i}@example.com", customer_id=customer.id,
+                        region_id=region.id, currency_code="usd", shipping_address_id=a.id, payment_status="awaiting")
+                  for i, a in zip(range(start, start + size), addresses)]
+        await Order.bulk_create(orders)
+        await LineItem.bulk_create([LineItem(order_id=o.id, title=f"Item {n}", unit_price=1000 + n, quantity=n + 1)
+                                    for o in orders for n in range(2)])
+        print(f"  {start + size} orders", end="\r", flush=True)
+    print()
+
+
+async def run(settings: Settings, orders: int) -> dict:
+    from tortoise.migrations.api.migrate import migrate
+
+    from models import BatchJob
+    from services import files
+    from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
+    from services.store.defaults import ensure_defaults
+    from workers.broker import load_actors, setup_broker
+
+    setup_broker(replace(settings, redis_url=None))
+    load_actors()
+    await migrate(config=settings.tortoise_config())
+    await Tortoise.close_connections()
+    await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
+    try:
+        await ensure_defaults()
+        started = time.perf_counter()
+        await add_orders(orders)
+        print(f"orders in place in {time.perf_counter() - started:.1f}s")
+        files.configure(settings)
+        rss_before = peak_rss_mb()
+        job = await create_batch_job("bench", "order-export", {})
+        started = time.perf_counter()
+        await run_pre_processing(job.id)
+        await run_processing(job.id)
+        seconds = time.perf_counter() - started
+        job = await BatchJob.get(id=job.id)
+        return {
+            "orders": job.result.get("count"), "status": job.status,
+            "file_mb": round((job.result.get("file_size") or 0) / 1e6, 1),
+            "export_s": round(seconds, 2), "orders_per_s": round((job.result.get("count") or 0) / seconds),
+            "peak_rss_mb_before_export": round(rss_before, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
+        }
+    finally:
+        await Tortoise.close_connections()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--orders", type=int, default=100_000)
+    args = parser.parse_args()
+    settings = Settings.from_env()
+    settings = replace(settings, file_storage_dir=tempfile.mkdtemp(prefix="export-bench-"))
+    result = asyncio.run(run(settings, args.orders))
+    width = max(len(k) for k in result)
+    for key, value in result.items():
+        print(f"{key:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()

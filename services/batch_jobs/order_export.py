@@ -1,0 +1,187 @@
+"""The `order-export` batch job (Medusa v1.20's `strategies/batch-jobs/order/export.ts`): one line
+per order, newest first, with Medusa's columns (its sales-channel pair included: the flag is on
+here), streamed page by page into the file storage, its key in `result.file_key`.
+
+As Medusa: `;`-separated, CRLF-ended, amounts in minor units, the date as JavaScript's
+`toUTCString`. Better where a client cannot tell: a cell holding `;`, a quote or a line break is
+quoted (Medusa writes it raw and breaks the line); pages follow (created_at, id), so an order placed meanwhile is neither
+skipped nor repeated; memory holds one page whatever the number of orders. The file appears only
+once complete (a canceled export leaves nothing; a resumed run writes it again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import datetime, timezone
+from email.utils import format_datetime
+
+from tortoise.expressions import Q
+
+from models.order import FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES
+from services.batch_jobs.product_import.columns import csv_line
+from services.batch_jobs.runs import JobRun
+from services.core.errors import InvalidData
+from services.files import storage
+from services.orders.listing import OrderFilter, filtered_orders
+from services.orders.view import OrderView, load_views, read_orders
+
+__all__ = ["TYPE", "PAGE_SIZE", "HEADER", "prepare", "pre_process", "process", "export_key"]
+
+TYPE = "order-export"
+PAGE_SIZE = 100  # orders read (with their lines for the totals) and written at a time
+HEADER = (
+    "Order_ID", "Display_ID", "Order status", "Date", "Customer First name", "Customer Last name",
+    "Customer Email", "Customer ID", "Shipping Address 1", "Shipping Address 2", "Shipping Country Code",
+    "Shipping City", "Shipping Postal Code", "Shipping Region ID", "Fulfillment Status", "Payment Status",
+    "Subtotal", "Shipping Total", "Discount Total", "Gift Card Total", "Refunded Total", "Tax Total", "Total",
+    "Currency Code", "Sales channel name", "Sales channel description",
+)
+_CHOICES = {"status": ORDER_STATUSES, "fulfillment_status": FULFILLMENT_STATUSES, "payment_status": PAYMENT_STATUSES}
+_LISTS = ("id", "status", "fulfillment_status", "payment_status", "region_id", "sales_channel_id")
+_STRINGS = ("q", "email", "customer_id", "cart_id", "currency_code")
+_DATES = ("created_at", "updated_at", "canceled_at")
+_COMPARISONS = ("lt", "gt", "lte", "gte")
+
+
+def export_key(job_id: str) -> str:
+    return f"exports/orders/order-export-{job_id}.csv"
+
+
+def _natural(context: dict, name: str, default: int | None) -> int | None:
+    value = context.get(name, default)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise InvalidData(f"context.{name} must be a positive integer")
+    return value
+
+
+def _listed(value) -> list:
+    return [value] if isinstance(value, str) else value
+
+
+def _date(name: str, op: str, value) -> str:
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        raise InvalidData(f"context.filterable_fields.{name}.{op} must be a date") from None
+    return value
+
+
+def _checked_filters(filters) -> dict:
+    """The dashboard's filters (status, fulfillment, payment, region lists, a `created_at` range of
+    ISO dates) and the order list's other filters; anything else is refused before a job exists."""
+    if not isinstance(filters, dict):
+        raise InvalidData("context.filterable_fields must be an object")
+    for name, value in filters.items():
+        if name in _LISTS and isinstance(value, (str, list)) and all(isinstance(v, str) for v in _listed(value)):
+            bad = [v for v in _listed(value) if name in _CHOICES and v not in _CHOICES[name]]
+            if bad:
+                raise InvalidData(f"context.filterable_fields.{name} must be among {', '.join(_CHOICES[name])}")
+            continue
+        if name in _STRINGS and isinstance(value, str) or name == "display_id" and type(value) is int:
+            continue
+        if name in _DATES and isinstance(value, dict) and set(value) <= set(_COMPARISONS):
+            for op, when in value.items():
+                _date(name, op, when)
+            continue
+        raise InvalidData(f"context.filterable_fields.{name} is not an order filter this export knows")
+    return filters
+
+
+async def prepare(context: dict) -> dict:
+    """Medusa's rewrite: list keys become `list_config` (newest first, as Medusa always exports);
+    filters stay in `filterable_fields`."""
+    skip, size = _natural(context, "offset", 0), _natural(context, "batch_size", None)
+    filters = _checked_filters({} if context.get("filterable_fields") is None else context["filterable_fields"])
+    rest = {k: v for k, v in context.items() if k not in ("limit", "offset", "order", "fields", "expand", "filterable_fields")}
+    return {**rest, **({"batch_size": size} if size is not None else {}),
+            "list_config": {"skip": skip, "take": PAGE_SIZE, "order": {"created_at": "DESC"}},
+            "filterable_fields": filters}
+
+
+def _order_filter(filters: dict) -> OrderFilter:
+    values = {}
+    for name, value in filters.items():
+        if name in _LISTS:
+            values[name] = _listed(value)
+        elif name in _DATES:
+            values[name] = {op: datetime.fromisoformat(v.replace("Z", "+00:00")) for op, v in value.items()}
+        else:
+            values[name] = value
+    return OrderFilter(**values)
+
+
+async def _count(context: dict) -> int:
+    total = max(0, await filtered_orders(_order_filter(context.get("filterable_fields") or {})).count()
+                - context["list_config"].get("skip", 0))
+    size = context.get("batch_size")
+    return min(total, size) if size else total
+
+
+async def _pages(context: dict, page_size: int) -> AsyncIterator[list[OrderView]]:
+    """The orders to export with their totals, newest first, in pages that follow
+    (created_at, id); `list_config.skip` orders are passed over, `batch_size` caps the total."""
+    qs = filtered_orders(_order_filter(context.get("filterable_fields") or {})).order_by("-created_at", "-id")
+    remaining = context.get("batch_size") or float("inf")
+    skip, last = context["list_config"].get("skip", 0), None
+    while remaining > 0:
+        page = qs
+        if last is not None:
+            page = page.filter(Q(created_at__lt=last[1]) | Q(created_at=last[1], id__lt=last[0]))
+        elif skip:
+            page = page.offset(skip)
+        keys = await page.limit(int(min(page_size, remaining))).values_list("id", "created_at")
+        if not keys:
+            return
+        yield await load_views(await read_orders([k[0] for k in keys]), line_detail=False, after_sale=False)
+        last, remaining = keys[-1], remaining - len(keys)
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _line(view: OrderView) -> str:
+    order, totals = view.order, view.totals
+    customer, address, channel = order.customer, order.shipping_address, order.sales_channel
+    created = order.created_at.astimezone(timezone.utc)
+    cells = [
+        order.id, order.display_id, order.status, format_datetime(created, usegmt=True),
+        *((customer.first_name, customer.last_name, customer.email, customer.id) if customer else ("",) * 4),
+        *((address.address_1, address.address_2, address.country_code, address.city, address.postal_code)
+          if address else ("",) * 5),
+        order.region_id, order.fulfillment_status, order.payment_status,
+        totals.subtotal, totals.shipping_total, totals.discount_total, totals.gift_card_total, totals.refunded_total,
+        totals.tax_total, totals.total, order.currency_code,
+        channel.name if channel else "", (channel.description or "") if channel else "",
+    ]
+    return csv_line([_text(c) for c in cells])
+
+
+def _descriptor(count: int) -> list[dict]:
+    return [{"key": "order-export-count", "name": "Order count to export",
+             "message": f"There will be {count} orders exported by this action"}]
+
+
+async def pre_process(run: JobRun) -> dict:
+    count = await _count(run.job.context)
+    return {"count": count, "advancement_count": 0, "progress": 0, "stat_descriptors": _descriptor(count)}
+
+
+async def process(run: JobRun) -> dict:
+    context, key = run.job.context, export_key(run.job.id)
+    count = await _count(context)  # again: orders may have been placed since the dry run
+    result = {**(run.job.result or {}), "count": count, "advancement_count": 0, "progress": 0,
+              "stat_descriptors": _descriptor(count)}
+    size = done = 0
+    with storage().open_write(key) as out:
+        size += out.write(csv_line(list(HEADER)).encode())
+        async for page in _pages(context, PAGE_SIZE):
+            for view in page:
+                size += out.write(_line(view).encode())
+            done += len(page)
+            progress = min(1, round(done / count, 4)) if count else 1
+            # A canceled job stops here: leaving the block by an error discards the file.
+            await run.save({**result, "advancement_count": done, "progress": progress, "file_size": size})
+            await asyncio.sleep(0)
+    return {**result, "advancement_count": done, "progress": 1, "file_key": key, "file_size": size}
