@@ -92,20 +92,8 @@ async def test_a_body_trickled_byte_by_byte_is_cut_off_at_the_deadline(database)
     async with timed_server() as (reader, writer):
         writer.write(HEAD)
 
-        async def trickle():  # a byte every 0.2 s, for ever: no gap is long, the whole is
-            with contextlib.suppress(ConnectionError):
-                while True:
-                    await asyncio.sleep(0.2)
-                    writer.write(b" ")
-                    await writer.drain()
-
-        trickling = asyncio.create_task(trickle())
-        try:
-            # I expect the server to end it: a byte written after it closed may make it answer
-            # with a reset, which can discard its 408 before the test reads it
-            sent = await closed(reader)
-        finally:
-            trickling.cancel()
+        # a byte every 0.2 s, for ever: no gap is long, the whole is
+        sent = await trickled_until_closed(reader, writer, b" ", every=0.2)
     assert sent == b"" or sent.startswith(b"HTTP/1.1 408 Request Timeout")
 
 
@@ -143,23 +131,29 @@ async def closed(reader) -> bytes:
         return b""
 
 
+async def trickled_until_closed(reader, writer, byte: bytes, every: float) -> bytes:
+    """Write `byte` every `every` seconds until the server closes the connection; what it sent
+    before closing (the wait is bounded generously). A byte written after it closed may make it
+    answer with a reset, which can discard its 408 before it is read: that too counts as closed."""
+    async def trickle():
+        with contextlib.suppress(ConnectionError):
+            while True:
+                await asyncio.sleep(every)
+                writer.write(byte)
+                await writer.drain()
+
+    trickling = asyncio.create_task(trickle())
+    try:
+        return await closed(reader)
+    finally:
+        trickling.cancel()
+
+
 async def test_headers_trickled_byte_by_byte_are_cut_off_at_the_deadline(database):
     async with head_timed_server() as (reader, writer):
         # Given a client that sends a header byte every 0.3 s, never finishing its head
-        async def trickle():
-            with contextlib.suppress(ConnectionError):
-                writer.write(b"GET /health HTTP/1.1\r\nHost: shop\r\n")
-                while True:
-                    await asyncio.sleep(HEADER_TIMEOUT * 0.3)
-                    writer.write(b"X")
-                    await writer.drain()
-
-        trickling = asyncio.create_task(trickle())
-        try:
-            # I expect the server to close the connection (the wait is bounded generously)
-            sent = await closed(reader)
-        finally:
-            trickling.cancel()
+        writer.write(b"GET /health HTTP/1.1\r\nHost: shop\r\n")
+        sent = await trickled_until_closed(reader, writer, b"X", every=HEADER_TIMEOUT * 0.3)
     assert sent == b"" or sent.startswith(b"HTTP/1.1 408 ")
 
 
