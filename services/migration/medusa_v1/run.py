@@ -1,0 +1,97 @@
+"""One move: check the source, ready the target, copy every entity in order, account for the rest."""
+
+from __future__ import annotations
+
+from tortoise.transactions import in_transaction
+
+from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, NOT_YET, Entity
+from services.migration.medusa_v1.progress import Progress
+from services.migration.medusa_v1.report import EntityCount, Report
+from services.migration.medusa_v1.source import Source, open_source
+from services.migration.medusa_v1.target import prepare_target
+from services.migration.medusa_v1.writer import Target, TargetColumns
+
+__all__ = ["move"]
+
+BATCH_ROWS = 1000
+LINK_COLUMNS_NOT_KEPT = "a link row keeps only the two rows it links"
+
+
+async def move(url: str, *, dry_run: bool = False, batch_rows: int = BATCH_ROWS, progress: Progress | None = None) -> Report:
+    """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`)."""
+    progress = progress or Progress()
+    async with open_source(url) as source:
+        report = Report(dry_run=dry_run, plugin_migrations=source.plugin_migrations)
+        if not dry_run:
+            await prepare_target(source)
+        used: dict[str, set[str]] = {}
+        for entity in ENTITIES:
+            if source.has(entity.source):
+                used[entity.source] = await _copy(source, entity, report, progress, dry_run, batch_rows)
+        _account_for_schema(source, report, used)
+    return report
+
+
+async def _copy(source: Source, entity: Entity, report: Report, progress: Progress, dry_run: bool, batch_rows: int) -> set[str]:
+    count = EntityCount(entity.name, entity.source)
+    report.entities.append(count)
+    sql = entity.select(source) if entity.select else f'SELECT * FROM "{entity.source}" ORDER BY id'
+    count.in_source = await source.count(f'SELECT 1 FROM "{entity.source}"')
+    chosen = await source.count(sql)
+    count.skip(entity.skipped_by_design or "left out", count.in_source - chosen)
+    columns = TargetColumns(entity.model, entity.target, entity.columns)
+    names = _columns_to_copy(entity, columns, set(source.columns[entity.source]) | set(entity.adds))
+    target = None if dry_run else Target()
+    progress.start(entity.name, chosen)
+    async for rows in source.stream(sql, batch_rows):
+        values = []
+        for row in rows:
+            reason = entity.skip(row) if entity.skip else None
+            if reason:
+                count.skip(reason)
+                continue
+            for column, derive in entity.derive.items():
+                row[column] = derive(row)
+            values.append([columns.value(c, row.get(c)) for c in names])
+        if target is not None and values:
+            async with in_transaction() as conn:  # each batch commits: an interrupted run keeps what it wrote
+                writer = Target(conn)
+                if entity.copy_key:
+                    await writer.upsert(entity.target, names, entity.key, values)
+                else:
+                    await writer.update_by_key(entity.target, names, entity.key, values)
+        count.copied += len(values)
+        progress.advance(len(rows))
+    progress.finish()
+    return set(names) | set(entity.dropped)
+
+
+def _columns_to_copy(entity: Entity, columns: TargetColumns, sample: set[str]) -> list[str]:
+    if entity.only is not None:
+        return list(entity.key) + [c for c in entity.only if c not in entity.key]
+    # A column the source lacks is written with our default (a database default does not exist).
+    return [c for c in columns.names if c in sample or c in entity.derive or c in columns.defaults]
+
+
+def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]]) -> None:
+    links = {e.source for e in ENTITIES if e.model is None}
+    dropped = {e.source: e.dropped for e in ENTITIES}
+    for table, columns in source.columns.items():
+        if table in LEFT_OUT:
+            report.left_out[table] = LEFT_OUT[table]
+        elif table in NOT_YET:
+            report.left_out[table] = NOT_YET[table]
+        elif table in JOINED:
+            continue
+        elif table not in used:
+            report.unknown_tables.append(table)
+        else:
+            for column in columns:
+                if column in dropped.get(table, {}):
+                    report.columns_not_kept[f"{table}.{column}"] = dropped[table][column]
+                elif column in used[table]:
+                    continue
+                elif table in links:
+                    report.columns_not_kept[f"{table}.{column}"] = LINK_COLUMNS_NOT_KEPT
+                else:
+                    report.unknown_columns.append(f"{table}.{column}")
