@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd == "user":
         _user(settings, args)
     elif cmd == "import":
-        run_import(settings, args)
+        run_import(settings, args, migrate, with_db)
     elif cmd in ("serve", "start"):
         from workers.banner import banner, check_port, seeded_line
 

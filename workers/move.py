@@ -18,11 +18,11 @@ def add_import_parser(sub) -> None:
     m.add_argument("--carts-days", type=int, default=30, help="carts touched within this many days come along")
 
 
-def run_import(settings: Settings, args) -> None:
+def run_import(settings: Settings, args, migrate, with_db) -> None:
     """Exit 0 when everything was moved; the source's kind of failure (3 unreachable, 4 not Medusa
-    v1, 5 unsupported version, 7 target holds a shop of its own) with one line otherwise."""
+    v1, 5 unsupported version, 7 target holds a shop of its own) with one line otherwise.
+    `migrate` and `with_db` are the CLI's own (readying the target as every command does)."""
     from services.migration.medusa_v1 import SourceError, move
-    from workers.cli import migrate, with_db
 
     async def run():
         if args.dry_run:  # the target need not even exist: nothing is written to it
