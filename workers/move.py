@@ -26,10 +26,10 @@ def run_import(settings: Settings, args, migrate, with_db) -> None:
 
     async def run():
         if args.dry_run:  # the target need not even exist: nothing is written to it
-            return await move(args.url, dry_run=True)
+            return await move(args.url, dry_run=True, carts_days=args.carts_days)
         await _check_source(args.url)  # before migrate: a bad source leaves the target untouched
         await migrate(settings)
-        return await with_db(settings, lambda: move(args.url))
+        return await with_db(settings, lambda: move(args.url, carts_days=args.carts_days))
 
     try:
         report = asyncio.run(run())

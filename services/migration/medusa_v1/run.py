@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from tortoise.transactions import in_transaction
 
-from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, NOT_YET, Entity
+from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
+from services.migration.medusa_v1.orders import trade_entities
+from models import DisplaySequence, DraftOrder, Order
 from services.migration.medusa_v1.progress import Progress
 from services.migration.medusa_v1.report import EntityCount, Report
 from services.migration.medusa_v1.source import Source, open_source
 from services.migration.medusa_v1.target import prepare_target
 from services.migration.medusa_v1.writer import Target, TargetColumns
+from services.orders.display_ids import ORDER_SEQUENCE, ensure_sequence
 
 __all__ = ["move"]
 
@@ -17,18 +20,25 @@ BATCH_ROWS = 1000
 LINK_COLUMNS_NOT_KEPT = "a link row keeps only the two rows it links"
 
 
-async def move(url: str, *, dry_run: bool = False, batch_rows: int = BATCH_ROWS, progress: Progress | None = None) -> Report:
-    """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`)."""
+async def move(
+    url: str, *, dry_run: bool = False, carts_days: int = 30, batch_rows: int = BATCH_ROWS,
+    progress: Progress | None = None,
+) -> Report:
+    """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`); carts
+    neither ordered nor touched within `carts_days` days stay behind."""
     progress = progress or Progress()
     async with open_source(url) as source:
         report = Report(dry_run=dry_run, plugin_migrations=source.plugin_migrations)
         if not dry_run:
             await prepare_target(source)
         used: dict[str, set[str]] = {}
-        for entity in ENTITIES:
+        entities = ENTITIES + trade_entities(carts_days)
+        for entity in entities:
             if source.has(entity.source):
                 used[entity.source] = await _copy(source, entity, report, progress, dry_run, batch_rows)
-        _account_for_schema(source, report, used)
+        if not dry_run:
+            await continue_display_ids()
+        _account_for_schema(source, report, used, entities)
     return report
 
 
@@ -73,14 +83,22 @@ def _columns_to_copy(entity: Entity, columns: TargetColumns, sample: set[str]) -
     return [c for c in columns.names if c in sample or c in entity.derive or c in columns.defaults]
 
 
-def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]]) -> None:
-    links = {e.source for e in ENTITIES if e.model is None}
-    dropped = {e.source: e.dropped for e in ENTITIES}
+async def continue_display_ids() -> None:
+    """The next order (or draft order) takes the number after the highest one moved in."""
+    highest = 0
+    for model in (Order, DraftOrder):
+        top = await model.all().order_by("-display_id").first().values_list("display_id", flat=True)
+        highest = max(highest, top or 0)
+    await ensure_sequence()
+    await DisplaySequence.filter(name=ORDER_SEQUENCE, value__lt=highest).update(value=highest)
+
+
+def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]], entities) -> None:
+    links = {e.source for e in entities if e.model is None}
+    dropped = {e.source: e.dropped for e in entities}
     for table, columns in source.columns.items():
         if table in LEFT_OUT:
             report.left_out[table] = LEFT_OUT[table]
-        elif table in NOT_YET:
-            report.left_out[table] = NOT_YET[table]
         elif table in JOINED:
             continue
         elif table not in used:
