@@ -7,7 +7,9 @@ import sys
 
 from app.config import Settings
 
-__all__ = ["add_import_parser", "run_import"]
+__all__ = ["add_import_parser", "run_import", "MONEY_DIFFERS"]
+
+MONEY_DIFFERS = 6
 
 
 def add_import_parser(sub) -> None:
@@ -20,7 +22,7 @@ def add_import_parser(sub) -> None:
 
 def run_import(settings: Settings, args, migrate, with_db) -> None:
     """Exit 0 when everything was moved; the source's kind of failure (3 unreachable, 4 not Medusa
-    v1, 5 unsupported version, 7 target holds a shop of its own) with one line otherwise.
+    v1, 5 unsupported version, 6 money differs after the copy, 7 target holds a shop of its own) with one line otherwise.
     `migrate` and `with_db` are the CLI's own (readying the target as every command does)."""
     from services.migration.medusa_v1 import SourceError, move
 
@@ -38,6 +40,8 @@ def run_import(settings: Settings, args, migrate, with_db) -> None:
         sys.exit(e.exit_code)
     for line in report.lines():
         print(line)
+    if report.money_differences:
+        sys.exit(MONEY_DIFFERS)
 
 
 async def _check_source(url: str) -> None:

@@ -30,6 +30,8 @@ class Report:
     unknown_tables: list[str] = field(default_factory=list)
     unknown_columns: list[str] = field(default_factory=list)
     plugin_migrations: list[str] = field(default_factory=list)
+    money_checked: bool = False
+    money_differences: list[str] = field(default_factory=list)
 
     def entity(self, name: str) -> EntityCount:
         return next(e for e in self.entities if e.name == name)
@@ -45,6 +47,7 @@ class Report:
             "left_out": self.left_out, "columns_not_kept": self.columns_not_kept,
             "unknown_tables": self.unknown_tables, "unknown_columns": self.unknown_columns,
             "plugin_migrations": self.plugin_migrations,
+            "money_checked": self.money_checked, "money_differences": self.money_differences,
         }
 
     def lines(self) -> list[str]:
@@ -62,6 +65,10 @@ class Report:
             out.append("not copied, unknown (plugins): " + ", ".join(self.unknown_tables + self.unknown_columns))
         if self.plugin_migrations:
             out.append("plugin migrations in the source: " + ", ".join(self.plugin_migrations))
+        if self.money_checked:
+            out += [f"MONEY DIFFERS: {d}" for d in self.money_differences] or [
+                "money check: every order's total, paid and refunded amounts and every gift card's balance match"
+            ]
         return out
 
 

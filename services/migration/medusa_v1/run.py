@@ -5,6 +5,7 @@ from __future__ import annotations
 from tortoise.transactions import in_transaction
 
 from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
+from services.migration.medusa_v1.money import check_money
 from services.migration.medusa_v1.orders import trade_entities
 from models import DisplaySequence, DraftOrder, Order
 from services.migration.medusa_v1.progress import Progress
@@ -38,6 +39,8 @@ async def move(
                 used[entity.source] = await _copy(source, entity, report, progress, dry_run, batch_rows)
         if not dry_run:
             await continue_display_ids()
+            report.money_checked = True
+            report.money_differences = await check_money(source)
         _account_for_schema(source, report, used, entities)
     return report
 
