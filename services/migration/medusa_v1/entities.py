@@ -42,6 +42,9 @@ class Entity:
     derive: dict[str, Callable[[Row], object]] = field(default_factory=dict)
     dropped: dict[str, str] = field(default_factory=dict)
     skip: Callable[[Row], str | None] | None = None  # a reason to leave this row out
+    # Medusa deletes these rows outright (a cart's lines, a link): on a re-run, ours that the
+    # source no longer has go too. Their keys are held in memory for the run.
+    prune: bool = False
 
     @property
     def target(self) -> str:
@@ -80,7 +83,8 @@ def link(name: str, table: str, *columns: str, kept_by: str | None = None) -> En
         return f"SELECT * FROM {_q(table)}{clause} ORDER BY {', '.join(columns)}"
 
     why = "links to rows not moved" if kept_by else "links removed in Medusa (soft-deleted)"
-    return Entity(name, table, table=table, columns=columns, key=columns, select=select, skipped_by_design=why)
+    return Entity(name, table, table=table, columns=columns, key=columns, select=select, skipped_by_design=why,
+                  prune=True)
 
 
 def _api_token_hash(row: Row) -> str | None:

@@ -14,6 +14,7 @@ class EntityCount:
     source_table: str
     in_source: int = 0
     copied: int = 0
+    removed: int = 0  # rows here that the source deleted outright since the last run
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows
 
     def skip(self, reason: str, rows: int = 1) -> None:
@@ -41,7 +42,7 @@ class Report:
             "dry_run": self.dry_run,
             "entities": [
                 {"name": e.name, "source_table": e.source_table, "in_source": e.in_source, "copied": e.copied,
-                 "skipped": e.skipped}
+                 "removed": e.removed, "skipped": e.skipped}
                 for e in self.entities
             ],
             "left_out": self.left_out, "columns_not_kept": self.columns_not_kept,
@@ -56,6 +57,8 @@ class Report:
         out = [f"{'entity':<{width}}  {'source':>8}  {verb:>10}  skipped"]
         for e in self.entities:
             skipped = "; ".join(f"{n} {reason}" for reason, n in e.skipped.items()) or "0"
+            if e.removed:
+                skipped += f"; {e.removed} removed (deleted in Medusa)"
             out.append(f"{e.name:<{width}}  {e.in_source:>8}  {e.copied:>10}  {skipped}")
         for why, tables in _by_reason(self.left_out).items():
             out.append(f"not copied ({why}): {', '.join(tables)}")

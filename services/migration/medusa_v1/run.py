@@ -55,6 +55,7 @@ async def _copy(source: Source, entity: Entity, report: Report, progress: Progre
     columns = TargetColumns(entity.model, entity.target, entity.columns)
     names = _columns_to_copy(entity, columns, set(source.columns[entity.source]) | set(entity.adds))
     target = None if dry_run else Target()
+    seen: set[tuple] | None = set() if entity.prune and not dry_run else None
     progress.start(entity.name, chosen)
     async for rows in source.stream(sql, batch_rows):
         values = []
@@ -66,6 +67,8 @@ async def _copy(source: Source, entity: Entity, report: Report, progress: Progre
             for column, derive in entity.derive.items():
                 row[column] = derive(row)
             values.append([columns.value(c, row.get(c)) for c in names])
+            if seen is not None:
+                seen.add(tuple(row[k] for k in entity.key))
         if target is not None and values:
             async with in_transaction() as conn:  # each batch commits: an interrupted run keeps what it wrote
                 writer = Target(conn)
@@ -76,6 +79,8 @@ async def _copy(source: Source, entity: Entity, report: Report, progress: Progre
         count.copied += len(values)
         progress.advance(len(rows))
     progress.finish()
+    if seen is not None:
+        count.removed = await Target().prune(entity.target, entity.key, seen)
     return set(names) | set(entity.dropped)
 
 

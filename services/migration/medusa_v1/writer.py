@@ -92,3 +92,16 @@ class Target:
         if rows:
             await self.client.execute_many(sql, values)
         return len(rows)
+
+    async def prune(self, table: str, key: tuple[str, ...], keep: set[tuple]) -> int:
+        """Delete this table's rows whose key is not in `keep`; how many went."""
+        columns = ", ".join(f'"{c}"' for c in key)
+        rows = await self.client.execute_query_dict(f'SELECT {columns} FROM "{table}"')
+        gone = [[row[c] for c in key] for row in rows if tuple(row[c] for c in key) not in keep]
+        if gone:
+            if self.postgres:
+                where = " AND ".join(f'"{c}" = ${i + 1}' for i, c in enumerate(key))
+            else:
+                where = " AND ".join(f'"{c}" = ?' for c in key)
+            await self.client.execute_many(f'DELETE FROM "{table}" WHERE {where}', gone)
+        return len(gone)
