@@ -64,8 +64,7 @@ async def _copy(source: Source, entity: Entity, report: Report, progress: Progre
             if reason:
                 count.skip(reason)
                 continue
-            for column, derive in entity.derive.items():
-                row[column] = derive(row)
+            row.update({column: derive(row) for column, derive in entity.derive.items()})  # all from the source's row
             values.append([columns.value(c, row.get(c)) for c in names])
             if seen is not None:
                 seen.add(tuple(row[k] for k in entity.key))

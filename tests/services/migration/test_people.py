@@ -58,3 +58,25 @@ async def test_people_counts_match_the_fixture(imported):
     assert not invite.accepted and invite.deleted_at is None
     ada = await Customer.get(email="move-ada@example.com").prefetch_related("groups")
     assert [g.name for g in ada.groups] == ["Move VIP"]
+
+
+async def test_a_medusa_api_token_arrives_as_its_sha256_and_still_signs_in(imported, medusa_source, client):
+    import io
+
+    import asyncpg
+
+    from services.core.tokens import digest
+    from services.migration.medusa_v1 import Progress, move
+
+    token = "medusa-plain-api-token-0123456789"
+    conn = await asyncpg.connect(medusa_source.replace("postgres://", "postgresql://", 1))
+    try:
+        await conn.execute("""UPDATE "user" SET api_token = $1 WHERE email = 'admin@test.com'""", token)
+        await move(medusa_source, progress=Progress(io.StringIO()))
+    finally:
+        await conn.execute("""UPDATE "user" SET api_token = NULL WHERE email = 'admin@test.com'""")
+        await conn.close()
+    user = await User.get(email="admin@test.com")
+    assert user.api_token is None and user.api_token_hash == digest(token)
+    r = await client.get("/admin/auth", headers={"x-medusa-access-token": token})
+    assert r.status_code == 200 and r.json()["user"]["email"] == "admin@test.com"
