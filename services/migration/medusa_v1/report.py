@@ -31,6 +31,8 @@ class Report:
     unknown_tables: list[str] = field(default_factory=list)
     unknown_columns: list[str] = field(default_factory=list)
     plugin_migrations: list[str] = field(default_factory=list)
+    copy_seconds: float = 0.0
+    check_seconds: float = 0.0
     money_checked: bool = False
     money_differences: list[str] = field(default_factory=list)
 

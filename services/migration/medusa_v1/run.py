@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from tortoise.transactions import in_transaction
 
 from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
@@ -28,6 +30,7 @@ async def move(
     """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`); carts
     neither ordered nor touched within `carts_days` days stay behind."""
     progress = progress or Progress()
+    started = time.monotonic()
     async with open_source(url) as source:
         report = Report(dry_run=dry_run, plugin_migrations=source.plugin_migrations)
         if not dry_run:
@@ -37,10 +40,12 @@ async def move(
         for entity in entities:
             if source.has(entity.source):
                 used[entity.source] = await _copy(source, entity, report, progress, dry_run, batch_rows)
+        report.copy_seconds = time.monotonic() - started
         if not dry_run:
             await continue_display_ids()
             report.money_checked = True
             report.money_differences = await check_money(source)
+            report.check_seconds = time.monotonic() - started - report.copy_seconds
         _account_for_schema(source, report, used, entities)
     return report
 
