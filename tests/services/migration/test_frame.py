@@ -96,3 +96,15 @@ async def test_the_command_moves_the_shop_into_the_database_url(medusa_source, t
     assert done.returncode == 0, done.stderr
     assert any(line.startswith("customers") and "184" in line for line in done.stdout.splitlines())
     assert "customers: 184 of 184 rows" in done.stderr
+
+
+async def test_a_store_holding_a_shop_of_its_own_is_refused_with_exit_7_and_keeps_it(medusa_source):
+    import pytest
+
+    from services.migration.medusa_v1.target import TargetNotEmpty
+
+    await Product.create(title="Ours", handle="ours")
+    with pytest.raises(TargetNotEmpty) as refused:
+        await move(medusa_source, progress=Progress(io.StringIO()))
+    assert refused.value.exit_code == 7 and "already holds products" in str(refused.value)
+    assert await Product.all().values_list("title", flat=True) == ["Ours"] and not await Customer.exists()
