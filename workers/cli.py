@@ -14,6 +14,7 @@
     commerce jobs show ID                 one job: arguments, attempts, last error, result
     commerce jobs retry ID                run a failed (or canceled) job again
     commerce jobs cancel ID               a job not yet running is never run
+    commerce import medusa-v1 --from URL [--dry-run] [--carts-days N]   move a Medusa v1 shop in
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from models.job import JOB_STATUSES
 from services import files
 from workers.logs import configure_logging
 from workers.progress import MigrationProgress, SeedProgress
+from workers.move import add_import_parser, run_import
 
 DEMO_SEED = Path(__file__).with_name("demo") / "seed.json"
 
@@ -202,6 +204,7 @@ def _parser() -> argparse.ArgumentParser:
                          ("retry", "run a failed or canceled job again"),
                          ("cancel", "cancel a job that is not running yet")):
         j.add_parser(action, help=text).add_argument("id", help="the job's id (job_…)")
+    add_import_parser(sub)
     return p
 
 
@@ -224,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(_run_domain(seed(settings, args.file, f"loading {args.file.name}", sys.stderr))))
     elif cmd == "user":
         _user(settings, args)
+    elif cmd == "import":
+        run_import(settings, args, migrate, with_db)
     elif cmd in ("serve", "start"):
         from workers.banner import banner, check_port, seeded_line
 

@@ -18,6 +18,7 @@ import struct
 
 __all__ = [
     "hash_password", "verify_password", "hash_password_async", "verify_password_async", "dummy_hash",
+    "needs_rehash", "strengthen_hash",
 ]
 
 _MAGIC = b"scrypt\x00"
@@ -72,3 +73,28 @@ async def verify_password_async(password: str, stored: str | None) -> bool:
 def dummy_hash() -> str:
     """A hash to verify against when the account is unknown, so timing does not reveal accounts."""
     return hash_password("not a password anyone has")
+
+
+def needs_rehash(stored: str | None) -> bool:
+    """Whether a (verified) hash is weaker than ours: Medusa v1 hashed with log2 N = 1, r = 1."""
+    try:
+        raw = base64.b64decode(stored or "", validate=True)
+    except ValueError:
+        return False
+    if len(raw) != 96 or not raw.startswith(_MAGIC):
+        return False
+    log_n, r, _ = struct.unpack(">BII", raw[7:16])
+    return log_n < _LOG_N or r < _R
+
+
+async def strengthen_hash(model, row, password: str) -> None:
+    """After a successful sign-in, replace a weak hash by one with our parameters (the password is
+    only in hand then). Conditional on the hash being unchanged, so a concurrent password change
+    wins; `row.password_hash` is the stored one afterwards, for the sign-in's stamp."""
+    if not needs_rehash(row.password_hash):
+        return
+    stronger = await hash_password_async(password)
+    if await model.filter(id=row.id, password_hash=row.password_hash).update(password_hash=stronger):
+        row.password_hash = stronger
+    else:
+        row.password_hash = (await model.get(id=row.id)).password_hash

@@ -16,7 +16,7 @@ from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound, Unauthorized
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.core.metadata import merge_metadata
-from services.core.passwords import dummy_hash, hash_password_async, verify_password_async
+from services.core.passwords import dummy_hash, hash_password_async, strengthen_hash, verify_password_async
 from services.core.tokens import STORE_JWT_TTL, issue_jwt, password_stamp, stamp_matches
 from services.users.users import normalize_email
 from services.events import names as ev
@@ -56,6 +56,7 @@ async def authenticate_customer(email: str, password: str) -> Customer:
     ok = await verify_password_async(password, customer.password_hash if customer else dummy_hash())
     if customer is None or not ok:
         raise Unauthorized("Unauthorized")
+    await strengthen_hash(Customer, customer, password)  # a hash moved from Medusa v1 is replaced by ours
     return customer
 
 

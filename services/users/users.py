@@ -11,7 +11,7 @@ from models import User
 from models.user import USER_ROLES
 from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound, Unauthorized
-from services.core.passwords import dummy_hash, hash_password_async, verify_password_async
+from services.core.passwords import dummy_hash, hash_password_async, strengthen_hash, verify_password_async
 from services.core.tokens import ADMIN_JWT_TTL, digest, issue_jwt, new_secret, password_stamp
 from services.events import names as ev
 from services.events.bus import emit
@@ -68,6 +68,7 @@ async def authenticate_user(email: str, password: str) -> User:
     ok = await verify_password_async(password, user.password_hash if user else dummy_hash())
     if user is None or not ok:
         raise Unauthorized("Unauthorized")
+    await strengthen_hash(User, user, password)  # a hash moved from Medusa v1 is replaced by ours
     return user
 
 

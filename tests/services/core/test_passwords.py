@@ -83,3 +83,11 @@ async def test_async_variants_agree_with_the_sync_ones():
     assert not await verify_password_async("s3cret!", stored)
     assert await verify_password_async("test", MEDUSA_V1_HASH)
     assert await verify_password_async("test", "garbage") is False
+
+
+def test_a_medusa_hash_is_weaker_than_ours_and_ours_is_not():
+    from services.core.passwords import needs_rehash
+
+    assert needs_rehash(MEDUSA_V1_HASH)
+    assert not needs_rehash(hash_password("ours"))
+    assert not needs_rehash("not a hash") and not needs_rehash(None)

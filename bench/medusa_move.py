@@ -1,0 +1,121 @@
+"""Benchmark of `commerce import medusa-v1` (not a test): restores the Medusa v1 fixture shop into
+a scratch PostgreSQL database, scales its trade by copying every order with everything below it
+(carts, lines, taxes, payments, fulfilments, returns, swaps, claims, edits, drafts) `--copies`
+times with new ids inside Medusa's own schema, moves it into `DATABASE_URL` in-process, and prints
+orders per second, rows per second and the process's peak memory.
+
+    createdb -h 127.0.0.1 -U postgres move_bench
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/move_bench .venv/bin/python -m bench.medusa_move --copies 450
+
+450 copies of the fixture's 223 orders make about 100,000. The target should be a new database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import resource
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import asyncpg
+from tortoise import Tortoise
+
+from app.config import Settings
+
+FIXTURE = Path(__file__).resolve().parents[2] / "shared/fixtures/medusa-v1-shop/medusa-v1-shop.sql.gz"
+TRADE = (
+    "order", "cart", "line_item", "line_item_adjustment", "line_item_tax_line", "shipping_method",
+    "shipping_method_tax_line", "payment", "payment_session", "refund", "fulfillment", "fulfillment_item",
+    "tracking_link", "return", "return_item", "swap", "claim_order", "claim_item", "order_edit",
+    "order_item_change", "draft_order", "cart_discounts", "cart_gift_cards", "order_discounts", "order_gift_cards",
+    "gift_card_transaction", "payment_collection",
+)
+FOREIGN_KEYS = """
+SELECT tc.table_name, kcu.column_name, ccu.table_name AS target
+FROM information_schema.table_constraints tc
+JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name
+JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name
+WHERE tc.constraint_type = 'FOREIGN KEY' AND tc.table_schema = 'public'
+"""
+
+
+def restore(admin_url: str, name: str) -> str:
+    subprocess.run(["psql", "-q", admin_url, "-c", f'CREATE DATABASE "{name}"'], check=True)
+    url = admin_url.rsplit("/", 1)[0] + f"/{name}"
+    with subprocess.Popen(["gunzip", "-c", str(FIXTURE)], stdout=subprocess.PIPE) as unzip:
+        subprocess.run(["psql", "-q", url], stdin=unzip.stdout, check=True, stdout=subprocess.DEVNULL)
+    return url
+
+
+async def scale(url: str, copies: int) -> None:
+    """Copy every trade row `copies` times, ids and references among trade rows suffixed `_c<k>`."""
+    conn = await asyncpg.connect(url.replace("postgres://", "postgresql://", 1))
+    try:
+        fks = {(r["table_name"], r["column_name"]): r["target"] for r in await conn.fetch(FOREIGN_KEYS)}
+        await conn.execute("SET session_replication_role = replica")  # no FK checks while copying
+        for table in TRADE:
+            columns = [r["column_name"] for r in await conn.fetch(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position", table)]
+            select = []
+            for column in columns:
+                ref = fks.get((table, column))
+                if column == "id" or (ref in TRADE and ref != table) or (ref == table and column != "id"):
+                    select.append(f"\"{column}\" || '_c' || k")
+                elif column == "display_id":
+                    select.append(f'"{column}" + k * 1000')
+                elif column in ("idempotency_key", "code"):
+                    select.append("NULL")
+                else:
+                    select.append(f'"{column}"')
+            names = ", ".join(f'"{c}"' for c in columns)
+            await conn.execute(
+                f'INSERT INTO "{table}" ({names}) SELECT {", ".join(select)} FROM "{table}", generate_series(1, {copies}) k'
+            )
+        await conn.execute("ANALYZE")
+    finally:
+        await conn.close()
+
+
+async def run(source: str, target: str) -> None:
+    from services.migration.medusa_v1 import Progress, move
+    from workers.cli import migrate
+
+    settings = Settings(database_url=target)
+    await migrate(settings)
+    await Tortoise.init(config=settings.tortoise_config())
+    try:
+        started = time.monotonic()
+        report = await move(source, progress=Progress(io.StringIO()))
+        seconds = time.monotonic() - started
+    finally:
+        await Tortoise.close_connections()
+    orders = report.entity("orders").copied
+    rows = sum(e.copied for e in report.entities)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"orders: {orders} in {seconds:.1f} s = {orders / seconds:,.0f} orders/s "
+          f"({rows:,} rows, {rows / seconds:,.0f} rows/s); peak memory {peak:.0f} MB; "
+          f"money differences: {len(report.money_differences)}")
+    print(f"copying {report.copy_seconds:.1f} s, money check {report.check_seconds:.1f} s")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--copies", type=int, default=450, help="copies of the fixture's orders (450: about 100,000)")
+    p.add_argument("--admin-url", default=os.environ.get("PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"))
+    args = p.parse_args()
+    name = f"medusa_bench_src_{uuid.uuid4().hex[:8]}"
+    source = restore(args.admin_url, name)
+    try:
+        asyncio.run(scale(source, args.copies))
+        asyncio.run(run(source, os.environ.get("DATABASE_URL", "sqlite://move_bench.sqlite3")))
+    finally:
+        subprocess.run(["psql", "-q", args.admin_url, "-c", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'], check=True)
+
+
+if __name__ == "__main__":
+    main()

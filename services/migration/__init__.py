@@ -1,0 +1,1 @@
+"""Moving a shop over from another system into this store."""

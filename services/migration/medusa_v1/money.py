@@ -1,0 +1,56 @@
+"""The move proves itself: each order's total, paid and refunded amounts and each gift card's
+balance, as our services compute them, against the source's own figures.
+
+Medusa v1 stores no order totals; its figures are the payments it took (not canceled), the
+refunds it made, and the gift cards' balances. An order's total is compared where it equals what
+was charged: paid by payments, and untouched by returns, exchanges, claims or edits (our total
+counts lines net of what came back; Medusa's does not)."""
+
+from __future__ import annotations
+
+from models import GiftCard
+from services.migration.medusa_v1.source import Source
+from services.orders.order_rows import read_orders
+from services.orders.view import load_views
+
+__all__ = ["check_money", "ORDER_FIGURES"]
+
+CHUNK = 200
+
+ORDER_FIGURES = """
+SELECT o.id, o.display_id,
+  (SELECT coalesce(sum(p.amount), 0) FROM payment p WHERE p.order_id = o.id AND p.canceled_at IS NULL) AS paid,
+  (SELECT coalesce(sum(r.amount), 0) FROM refund r WHERE r.order_id = o.id) AS refunded,
+  NOT EXISTS (SELECT 1 FROM return r WHERE r.order_id = o.id)
+    AND NOT EXISTS (SELECT 1 FROM swap s WHERE s.order_id = o.id)
+    AND NOT EXISTS (SELECT 1 FROM claim_order c WHERE c.order_id = o.id)
+    AND NOT EXISTS (SELECT 1 FROM order_edit e WHERE e.order_id = o.id AND e.confirmed_at IS NOT NULL) AS untouched
+FROM "order" o ORDER BY o.id
+"""
+
+
+async def check_money(source: Source, batch_rows: int = CHUNK) -> list[str]:
+    """One line per difference (none: the money arrived whole)."""
+    differences: list[str] = []
+    async for rows in source.stream(ORDER_FIGURES, batch_rows):
+        views = {v.order.id: v for v in await load_views(await read_orders([r["id"] for r in rows]), line_detail=False, after_sale=False)}
+        for row in rows:
+            view = views.get(row["id"])
+            if view is None:
+                differences.append(f"order {row['id']} (#{row['display_id']}) is missing")
+                continue
+            ours = view.totals
+            figures = [("paid", row["paid"], ours.paid_total), ("refunded", row["refunded"], ours.refunded_total)]
+            if row["untouched"] and row["paid"]:
+                figures.append(("total", row["paid"], ours.total))
+            differences += [
+                f"order {row['id']} (#{row['display_id']}): {name} {theirs} in Medusa, {mine} here"
+                for name, theirs, mine in figures if theirs != mine
+            ]
+    async for rows in source.stream("SELECT id, balance FROM gift_card ORDER BY id", batch_rows):
+        balances = dict(await GiftCard.filter(id__in=[r["id"] for r in rows]).values_list("id", "balance"))
+        differences += [
+            f"gift card {r['id']}: balance {r['balance']} in Medusa, {balances.get(r['id'], 'missing')} here"
+            for r in rows if balances.get(r["id"]) != r["balance"]
+        ]
+    return differences

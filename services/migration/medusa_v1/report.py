@@ -1,0 +1,84 @@
+"""The account of a move: per entity what the source holds, what was copied, what was left out
+and why; what is left out by design; what belongs to plugins we do not know."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["EntityCount", "Report"]
+
+
+@dataclass
+class EntityCount:
+    name: str
+    source_table: str
+    in_source: int = 0
+    copied: int = 0
+    removed: int = 0  # rows here that the source deleted outright since the last run
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows
+
+    def skip(self, reason: str, rows: int = 1) -> None:
+        if rows:
+            self.skipped[reason] = self.skipped.get(reason, 0) + rows
+
+
+@dataclass
+class Report:
+    dry_run: bool = False
+    entities: list[EntityCount] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)          # Medusa table -> why
+    columns_not_kept: dict[str, str] = field(default_factory=dict)  # "table.column" -> why
+    unknown_tables: list[str] = field(default_factory=list)
+    unknown_columns: list[str] = field(default_factory=list)
+    plugin_migrations: list[str] = field(default_factory=list)
+    copy_seconds: float = 0.0
+    check_seconds: float = 0.0
+    money_checked: bool = False
+    money_differences: list[str] = field(default_factory=list)
+
+    def entity(self, name: str) -> EntityCount:
+        return next(e for e in self.entities if e.name == name)
+
+    def as_dict(self) -> dict:
+        return {
+            "dry_run": self.dry_run,
+            "entities": [
+                {"name": e.name, "source_table": e.source_table, "in_source": e.in_source, "copied": e.copied,
+                 "removed": e.removed, "skipped": e.skipped}
+                for e in self.entities
+            ],
+            "left_out": self.left_out, "columns_not_kept": self.columns_not_kept,
+            "unknown_tables": self.unknown_tables, "unknown_columns": self.unknown_columns,
+            "plugin_migrations": self.plugin_migrations,
+            "money_checked": self.money_checked, "money_differences": self.money_differences,
+        }
+
+    def lines(self) -> list[str]:
+        verb = "would copy" if self.dry_run else "copied"
+        width = max((len(e.name) for e in self.entities), default=10)
+        out = [f"{'entity':<{width}}  {'source':>8}  {verb:>10}  skipped"]
+        for e in self.entities:
+            skipped = "; ".join(f"{n} {reason}" for reason, n in e.skipped.items()) or "0"
+            if e.removed:
+                skipped += f"; {e.removed} removed (deleted in Medusa)"
+            out.append(f"{e.name:<{width}}  {e.in_source:>8}  {e.copied:>10}  {skipped}")
+        for why, tables in _by_reason(self.left_out).items():
+            out.append(f"not copied ({why}): {', '.join(tables)}")
+        for why, columns in _by_reason(self.columns_not_kept).items():
+            out.append(f"columns not kept ({why}): {', '.join(columns)}")
+        if self.unknown_tables or self.unknown_columns:
+            out.append("not copied, unknown (plugins): " + ", ".join(self.unknown_tables + self.unknown_columns))
+        if self.plugin_migrations:
+            out.append("plugin migrations in the source: " + ", ".join(self.plugin_migrations))
+        if self.money_checked:
+            out += [f"MONEY DIFFERS: {d}" for d in self.money_differences] or [
+                "money check: every order's total, paid and refunded amounts and every gift card's balance match"
+            ]
+        return out
+
+
+def _by_reason(named: dict[str, str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for name, why in sorted(named.items()):
+        grouped.setdefault(why, []).append(name)
+    return grouped

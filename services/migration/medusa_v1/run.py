@@ -1,0 +1,127 @@
+"""One move: check the source, ready the target, copy every entity in order, account for the rest."""
+
+from __future__ import annotations
+
+import time
+
+from tortoise.transactions import in_transaction
+
+from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
+from services.migration.medusa_v1.money import check_money
+from services.migration.medusa_v1.orders import trade_entities
+from models import DisplaySequence, DraftOrder, Order
+from services.migration.medusa_v1.progress import Progress
+from services.migration.medusa_v1.report import EntityCount, Report
+from services.migration.medusa_v1.source import Source, open_source
+from services.migration.medusa_v1.target import prepare_target
+from services.migration.medusa_v1.writer import Target, TargetColumns
+from services.orders.display_ids import ORDER_SEQUENCE, ensure_sequence
+
+__all__ = ["move"]
+
+BATCH_ROWS = 1000
+LINK_COLUMNS_NOT_KEPT = "a link row keeps only the two rows it links"
+
+
+async def move(
+    url: str, *, dry_run: bool = False, carts_days: int = 30, batch_rows: int = BATCH_ROWS,
+    progress: Progress | None = None,
+) -> Report:
+    """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`); carts
+    neither ordered nor touched within `carts_days` days stay behind."""
+    progress = progress or Progress()
+    started = time.monotonic()
+    async with open_source(url) as source:
+        report = Report(dry_run=dry_run, plugin_migrations=source.plugin_migrations)
+        if not dry_run:
+            await prepare_target(source)
+        used: dict[str, set[str]] = {}
+        entities = ENTITIES + trade_entities(carts_days)
+        for entity in entities:
+            if source.has(entity.source):
+                used[entity.source] = await _copy(source, entity, report, progress, dry_run, batch_rows)
+        report.copy_seconds = time.monotonic() - started
+        if not dry_run:
+            await continue_display_ids()
+            report.money_checked = True
+            report.money_differences = await check_money(source)
+            report.check_seconds = time.monotonic() - started - report.copy_seconds
+        _account_for_schema(source, report, used, entities)
+    return report
+
+
+async def _copy(source: Source, entity: Entity, report: Report, progress: Progress, dry_run: bool, batch_rows: int) -> set[str]:
+    count = EntityCount(entity.name, entity.source)
+    report.entities.append(count)
+    sql = entity.select(source) if entity.select else f'SELECT * FROM "{entity.source}" ORDER BY id'
+    count.in_source = await source.count(f'SELECT 1 FROM "{entity.source}"')
+    chosen = await source.count(sql)
+    count.skip(entity.skipped_by_design or "left out", count.in_source - chosen)
+    columns = TargetColumns(entity.model, entity.target, entity.columns)
+    names = _columns_to_copy(entity, columns, set(source.columns[entity.source]) | set(entity.adds))
+    target = None if dry_run else Target()
+    seen: set[tuple] | None = set() if entity.prune and not dry_run else None
+    progress.start(entity.name, chosen)
+    async for rows in source.stream(sql, batch_rows):
+        values = []
+        for row in rows:
+            reason = entity.skip(row) if entity.skip else None
+            if reason:
+                count.skip(reason)
+                continue
+            row.update({column: derive(row) for column, derive in entity.derive.items()})  # all from the source's row
+            values.append([columns.value(c, row.get(c)) for c in names])
+            if seen is not None:
+                seen.add(tuple(row[k] for k in entity.key))
+        if target is not None and values:
+            async with in_transaction() as conn:  # each batch commits: an interrupted run keeps what it wrote
+                writer = Target(conn)
+                if entity.copy_key:
+                    await writer.upsert(entity.target, names, entity.key, values)
+                else:
+                    await writer.update_by_key(entity.target, names, entity.key, values)
+        count.copied += len(values)
+        progress.advance(len(rows))
+    progress.finish()
+    if seen is not None:
+        count.removed = await Target().prune(entity.target, entity.key, seen)
+    return set(names) | set(entity.dropped)
+
+
+def _columns_to_copy(entity: Entity, columns: TargetColumns, sample: set[str]) -> list[str]:
+    if entity.only is not None:
+        return list(entity.key) + [c for c in entity.only if c not in entity.key]
+    # A column the source lacks is written with our default (a database default does not exist).
+    return [c for c in columns.names if c in sample or c in entity.derive or c in columns.defaults]
+
+
+async def continue_display_ids() -> None:
+    """The next order (or draft order) takes the number after the highest one moved in."""
+    highest = 0
+    for model in (Order, DraftOrder):
+        top = await model.all().order_by("-display_id").first().values_list("display_id", flat=True)
+        highest = max(highest, top or 0)
+    await ensure_sequence()
+    await DisplaySequence.filter(name=ORDER_SEQUENCE, value__lt=highest).update(value=highest)
+
+
+def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]], entities) -> None:
+    links = {e.source for e in entities if e.model is None}
+    dropped = {e.source: e.dropped for e in entities}
+    for table, columns in source.columns.items():
+        if table in LEFT_OUT:
+            report.left_out[table] = LEFT_OUT[table]
+        elif table in JOINED:
+            continue
+        elif table not in used:
+            report.unknown_tables.append(table)
+        else:
+            for column in columns:
+                if column in dropped.get(table, {}):
+                    report.columns_not_kept[f"{table}.{column}"] = dropped[table][column]
+                elif column in used[table]:
+                    continue
+                elif table in links:
+                    report.columns_not_kept[f"{table}.{column}"] = LINK_COLUMNS_NOT_KEPT
+                else:
+                    report.unknown_columns.append(f"{table}.{column}")

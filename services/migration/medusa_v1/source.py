@@ -1,0 +1,125 @@
+"""The Medusa v1 database being moved: read only, in one repeatable-read snapshot, streamed.
+
+The shop may keep selling while the move runs: every read sees the same instant of its database
+and nothing is ever written to it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import asyncpg
+
+__all__ = ["Source", "SourceError", "open_source", "OLDEST_SUPPORTED", "CORE_MIGRATIONS"]
+
+# Timestamps of Medusa's own migrations up to 1.20.10 (packages/medusa/src/migrations): any other
+# row of its `migrations` table belongs to a plugin.
+CORE_MIGRATIONS = frozenset(int(t) for t in """
+1611063162649 1611063174563 1612284947120 1612353094577 1613146953072 1613146953073 1613384784316
+1613656135167 1614684597235 1615891636559 1615970124120 1617002207608 1619108646647 1623231564533
+1624287602631 1624610325746 1625560513367 1627995307200 1630505790603 1631104895519 1631261634964
+1631696624528 1631800727788 1631864388026 1632220294687 1632828114899 1633512755401 1633614437919
+1638543550000 1638952072999 1641636508055 1644943746861 1646324713514 1646915480108 1648600574750
+1648641130007 1649775522087 1656949291839 1657098186554 1657267320181 1659501357661 1660040729000
+1661345741249 1661863940645 1663059812399 1663059812400 1664880666982 1666173221888 1667815005070
+1669032280562 1670855241304 1671711415179 1672906846559 1672906846560 1673003729870 1673550502785
+1674455083104 1675689306130 1677234878504 1678093365811 1678093365812 1679950221063 1679950645253
+1679950645254 1680714052628 1680857773272 1680857773273 1692870898423 1692870898424 1692870898425
+1692953518123 1694602553610 1698056997411 1699371074198 1699564794649 1701860329931 1701894188811
+1709888477798
+""".split())
+OLDEST_SUPPORTED = 1679950645253  # the last migration of Medusa 1.8.0
+
+
+class SourceError(Exception):
+    """The source cannot be moved; `exit_code` tells the kind (the CLI exits with it)."""
+
+    UNREACHABLE, NOT_MEDUSA, UNSUPPORTED = 3, 4, 5
+
+    def __init__(self, exit_code: int, message: str):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class Source:
+    """One connection holding one READ ONLY REPEATABLE READ transaction for the whole run."""
+
+    def __init__(self, conn: asyncpg.Connection):
+        self.conn = conn
+        self.columns: dict[str, list[str]] = {}
+        self.plugin_migrations: list[str] = []
+
+    async def _load_catalog(self) -> None:
+        rows = await self.conn.fetch(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
+        )
+        for row in rows:
+            self.columns.setdefault(row["table_name"], []).append(row["column_name"])
+
+    async def _check_version(self) -> None:
+        if "migrations" not in self.columns:
+            if "mikro_orm_migrations" in self.columns:
+                raise SourceError(SourceError.UNSUPPORTED, "this is a Medusa v2 database; only Medusa v1 (1.8 to 1.20) can be moved")
+            raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (it has no `migrations` table)")
+        rows = await self.conn.fetch("SELECT timestamp, name FROM migrations")
+        applied = {int(r["timestamp"]) for r in rows}
+        if not applied & CORE_MIGRATIONS or not {"order", "product", "store"} <= set(self.columns):
+            raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (none of Medusa's migrations ran in it)")
+        if max(applied & CORE_MIGRATIONS) < OLDEST_SUPPORTED:
+            raise SourceError(SourceError.UNSUPPORTED, "this Medusa database is older than 1.8; upgrade it to 1.20 with Medusa first")
+        self.plugin_migrations = sorted(r["name"] for r in rows if int(r["timestamp"]) not in CORE_MIGRATIONS)
+
+    def has(self, table: str, column: str | None = None) -> bool:
+        return table in self.columns and (column is None or column in self.columns[table])
+
+    async def count(self, sql: str) -> int:
+        return await self.conn.fetchval(f"SELECT count(*) FROM ({sql}) t")
+
+    async def stream(self, sql: str, batch: int) -> AsyncIterator[list[dict]]:
+        """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat)."""
+        cursor = await self.conn.cursor(sql)
+        while rows := await cursor.fetch(batch):
+            yield [dict(r) for r in rows]
+
+
+def _json_codecs(conn: asyncpg.Connection):
+    return [
+        conn.set_type_codec(kind, encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+        for kind in ("json", "jsonb")
+    ]
+
+
+class open_source:
+    """`async with open_source(url) as source:` the checked source inside its snapshot."""
+
+    def __init__(self, url: str):
+        self.url = url.replace("postgres://", "postgresql://", 1)
+        self.conn: asyncpg.Connection | None = None
+        self.tx = None
+
+    async def __aenter__(self) -> Source:
+        try:
+            self.conn = await asyncpg.connect(self.url, timeout=15)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+            raise SourceError(SourceError.UNREACHABLE, f"cannot reach the source database: {exc}") from None
+        try:
+            for codec in _json_codecs(self.conn):
+                await codec
+            self.tx = self.conn.transaction(isolation="repeatable_read", readonly=True)
+            await self.tx.start()
+            source = Source(self.conn)
+            await source._load_catalog()
+            await source._check_version()
+            return source
+        except BaseException:
+            await self.conn.close()
+            raise
+
+    async def __aexit__(self, *exc) -> None:
+        try:
+            if self.tx is not None:
+                await self.tx.rollback()  # read only: there is nothing to keep
+        finally:
+            await self.conn.close()

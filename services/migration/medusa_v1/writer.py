@@ -1,0 +1,107 @@
+"""Writes batches of mapped rows into our database, whichever backend it is, as upserts keyed by
+Medusa's ids: a run repeated over the same rows leaves the same rows.
+
+Plain INSERT … ON CONFLICT through Tortoise's own connection (both PostgreSQL and SQLite speak
+it), because Tortoise's bulk_create would stamp `updated_at` with the time of the move, and the
+shop's own dates are history a merchant reads.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from tortoise import Tortoise, fields
+from tortoise.backends.base.client import BaseDBAsyncClient
+
+__all__ = ["Target", "TargetColumns"]
+
+
+def _now():
+    return datetime.now(timezone.utc)
+
+
+class TargetColumns:
+    """Our table's columns, with what each needs before it is written."""
+
+    def __init__(self, model: type | None, table: str, link_columns: tuple[str, ...] = ()):
+        self.table = table
+        self.json: set[str] = set()
+        self.defaults: dict[str, object] = {}
+        if model is None:
+            self.names = list(link_columns)
+            return
+        self.names = []
+        for name, column in model._meta.fields_db_projection.items():
+            field = model._meta.fields_map[name]
+            self.names.append(column)
+            if isinstance(field, fields.JSONField):
+                self.json.add(column)
+            if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+                self.defaults[column] = _now
+            elif not field.null and field.default is not None:
+                self.defaults[column] = field.default  # a callable is called per row (e.g. dict)
+
+    def value(self, column: str, value):
+        if value is None and column in self.defaults:
+            default = self.defaults[column]
+            value = default() if callable(default) else default
+        if column in self.json and value is not None:
+            import orjson
+
+            return orjson.dumps(value).decode()
+        return value
+
+
+class Target:
+    def __init__(self, client: BaseDBAsyncClient | None = None):
+        self.client = client or Tortoise.get_connection("default")
+        self.postgres = self.client.capabilities.dialect == "postgres"
+
+    def _placeholders(self, count: int) -> str:
+        if self.postgres:
+            return ", ".join(f"${i}" for i in range(1, count + 1))
+        return ", ".join("?" for _ in range(count))
+
+    async def upsert(self, table: str, columns: list[str], key: tuple[str, ...], rows: list[list]) -> None:
+        """Insert `rows` (values in `columns` order); a row whose key exists is updated in place."""
+        if not rows:
+            return
+        quoted = ", ".join(f'"{c}"' for c in columns)
+        updates = [c for c in columns if c not in key]
+        conflict = ", ".join(f'"{c}"' for c in key)
+        action = (
+            "DO UPDATE SET " + ", ".join(f'"{c}" = excluded."{c}"' for c in updates) if updates else "DO NOTHING"
+        )
+        sql = f'INSERT INTO "{table}" ({quoted}) VALUES ({self._placeholders(len(columns))}) ON CONFLICT ({conflict}) {action}'
+        await self.client.execute_many(sql, rows)
+
+    async def update_by_key(self, table: str, columns: list[str], key: tuple[str, ...], rows: list[list]) -> int:
+        """Update rows found by `key` (the key's values come first in each row); none is created."""
+        sets = [c for c in columns if c not in key]
+        order = list(key) + sets
+        if self.postgres:
+            where = " AND ".join(f'"{c}" = ${i + 1}' for i, c in enumerate(key))
+            assign = ", ".join(f'"{c}" = ${len(key) + i + 1}' for i, c in enumerate(sets))
+            sql = f'UPDATE "{table}" SET {assign} WHERE {where}'
+            values = [[row[columns.index(c)] for c in order] for row in rows]
+        else:
+            where = " AND ".join(f'"{c}" = ?' for c in key)
+            assign = ", ".join(f'"{c}" = ?' for c in sets)
+            sql = f'UPDATE "{table}" SET {assign} WHERE {where}'
+            values = [[row[columns.index(c)] for c in sets + list(key)] for row in rows]
+        if rows:
+            await self.client.execute_many(sql, values)
+        return len(rows)
+
+    async def prune(self, table: str, key: tuple[str, ...], keep: set[tuple]) -> int:
+        """Delete this table's rows whose key is not in `keep`; how many went."""
+        columns = ", ".join(f'"{c}"' for c in key)
+        rows = await self.client.execute_query_dict(f'SELECT {columns} FROM "{table}"')
+        gone = [[row[c] for c in key] for row in rows if tuple(row[c] for c in key) not in keep]
+        if gone:
+            if self.postgres:
+                where = " AND ".join(f'"{c}" = ${i + 1}' for i, c in enumerate(key))
+            else:
+                where = " AND ".join(f'"{c}" = ?' for c in key)
+            await self.client.execute_many(f'DELETE FROM "{table}" WHERE {where}', gone)
+        return len(gone)

@@ -1,0 +1,52 @@
+"""`commerce import medusa-v1 --from URL`: move a Medusa v1 shop's database into this store."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from app.config import Settings
+
+__all__ = ["add_import_parser", "run_import", "MONEY_DIFFERS"]
+
+MONEY_DIFFERS = 6
+
+
+def add_import_parser(sub) -> None:
+    imp = sub.add_parser("import", help="move another shop's data into this store").add_subparsers(dest="source", required=True)
+    m = imp.add_parser("medusa-v1", help="copy a Medusa v1 (1.8 to 1.20) PostgreSQL database, reading it only")
+    m.add_argument("--from", dest="url", required=True, metavar="postgres://…",
+                   help="the Medusa v1 database to read (a read-only snapshot; the shop may keep selling)")
+    m.add_argument("--dry-run", action="store_true", help="read and check everything, write nothing")
+    m.add_argument("--carts-days", type=int, default=30, help="carts touched within this many days come along")
+
+
+def run_import(settings: Settings, args, migrate, with_db) -> None:
+    """Exit 0 when everything was moved; the source's kind of failure (3 unreachable, 4 not Medusa
+    v1, 5 unsupported version, 6 money differs after the copy, 7 target holds a shop of its own) with one line otherwise.
+    `migrate` and `with_db` are the CLI's own (readying the target as every command does)."""
+    from services.migration.medusa_v1 import SourceError, move
+
+    async def run():
+        if args.dry_run:  # the target need not even exist: nothing is written to it
+            return await move(args.url, dry_run=True, carts_days=args.carts_days)
+        await _check_source(args.url)  # before migrate: a bad source leaves the target untouched
+        await migrate(settings)
+        return await with_db(settings, lambda: move(args.url, carts_days=args.carts_days))
+
+    try:
+        report = asyncio.run(run())
+    except SourceError as e:
+        print(f"commerce import: {e}", file=sys.stderr)
+        sys.exit(e.exit_code)
+    for line in report.lines():
+        print(line)
+    if report.money_differences:
+        sys.exit(MONEY_DIFFERS)
+
+
+async def _check_source(url: str) -> None:
+    from services.migration.medusa_v1.source import open_source
+
+    async with open_source(url):
+        pass
