@@ -123,6 +123,11 @@ def _parse(specs: list[str | _Price], cells: list[str], line: int) -> _Row:
     return row
 
 
+def _chunk_size(context: dict) -> int:
+    size = context.get("chunk_size")
+    return min(size, product_import.MAX_CHUNK_ROWS) if isinstance(size, int) and size > 0 else product_import.CHUNK_ROWS
+
+
 def _chunks(header: list[str | _Price], lines: Iterator[tuple[int, list[str]]], size: int) -> Iterator[list[_Row]]:
     chunk: list[_Row] = []
     for line, cells in lines:
@@ -155,12 +160,13 @@ async def _resolve(rows: list[_Row]) -> list[tuple[_Row, str]]:
 
 
 def _tally(result: dict, rows: list[_Row], good: list[tuple[_Row, str]], key: str) -> dict:
+    """`result` with the chunk's lines counted under `key` (operations, or applied) and its bad
+    lines listed."""
     bad = [r for r in rows if r.errors]
-    listed = result["errors"] + [r.error() for r in bad]
     return {
         **result, key: {OPERATION: result[key][OPERATION] + len(good)},
-        "prices": result.get("prices", 0) + sum(len(r.prices) for r, _ in good) if key == "operations" else result.get("prices", 0),
-        "errors": listed[:product_import.MAX_LISTED_ERRORS], "error_count": result["error_count"] + len(bad),
+        "errors": (result["errors"] + [r.error() for r in bad])[: product_import.MAX_LISTED_ERRORS],
+        "error_count": result["error_count"] + len(bad),
     }
 
 
@@ -183,8 +189,10 @@ async def pre_process(run: JobRun) -> dict:
               "operations": {OPERATION: 0}}
     with open_rows(context["fileKey"]) as (header, lines):
         specs = await _layout(header)
-        for chunk in _chunks(specs, lines, product_import._chunk_size(context)):
-            result = _tally(result, chunk, await _resolve(chunk), "operations")
+        for chunk in _chunks(specs, lines, _chunk_size(context)):
+            good = await _resolve(chunk)
+            result = _tally(result, chunk, good, "operations")
+            result["prices"] += sum(len(row.prices) for row, _ in good)
             await run.beat()
             await asyncio.sleep(0)  # embedded mode shares the web server's loop
     result["count"] = result["operations"][OPERATION]
@@ -215,7 +223,7 @@ async def process(run: JobRun) -> dict:
             await run.save(result, {"line": 1})
     with open_rows(context["fileKey"]) as (header, lines):
         specs = await _layout(header)
-        for chunk in _chunks(specs, lines, product_import._chunk_size(context)):
+        for chunk in _chunks(specs, lines, _chunk_size(context)):
             todo = [r for r in chunk if r.line > done]  # lines up to the checkpoint were committed
             if todo:
                 result = await _commit(run, result, todo)
@@ -223,19 +231,23 @@ async def process(run: JobRun) -> dict:
     return {**result, "progress": 1}
 
 
+async def write_prices(price_list: PriceList, good: list[tuple[_Row, str]]) -> None:
+    new = [
+        MoneyAmount(price_list_id=price_list.id, variant_id=variant_id, amount=amount,
+                    currency_code=price.currency, region_id=price.region_id)
+        for row, variant_id in good for price, amount in row.prices
+    ]
+    if new:
+        await MoneyAmount.bulk_create(new)
+        await price_list.save(update_fields=["updated_at"])
+
+
 async def _commit(run: JobRun, result: dict, rows: list[_Row]) -> dict:
     async with atomic():
         await run.fence()
         price_list = await _live_list(run.job.context["price_list_id"])
         good = await _resolve(rows)
-        new = [
-            MoneyAmount(price_list_id=price_list.id, variant_id=variant_id, amount=amount,
-                        currency_code=price.currency, region_id=price.region_id)
-            for row, variant_id in good for price, amount in row.prices
-        ]
-        if new:
-            await MoneyAmount.bulk_create(new)
-            await price_list.save(update_fields=["updated_at"])
+        await write_prices(price_list, good)
         result = _tally(result, rows, good, "applied")
         result["advancement_count"] = result["applied"][OPERATION]
         count = result.get("count") or 0

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from models import BatchJob, MoneyAmount, PriceList, Region
+from services.batch_jobs import price_list_import
 from services.batch_jobs.lifecycle import run_pre_processing, run_processing
 from tests.services.batch_jobs.test_product_import import files  # noqa: F401 (fixture)
 
@@ -162,3 +164,43 @@ async def test_creation_refuses_a_file_that_was_not_uploaded(client, admin_heade
     r = await client.post("/admin/batch-jobs", headers=admin_headers, json={
         "type": "price-list-import", "context": {"price_list_id": sale.id, "fileKey": "uploads/nothing.csv"}})
     assert (r.status_code, r.json()) == (400, {"type": "invalid_data", "message": "File with key uploads/nothing.csv was not found"})
+
+
+class WorkerDied(BaseException):
+    """Stands for the process being killed: nothing of ours catches it."""
+
+
+async def test_a_run_whose_worker_died_resumes_after_its_last_chunk_without_clearing_again(
+        client, admin_headers, files, sale, monkeypatch):
+    # Given an import of four lines, one per chunk, whose worker dies while writing the third
+    key = await upload(client, admin_headers, csv_upload([[f"variant_t_shirt_{s}", "", "", str(n)]
+                                                          for n, s in enumerate("sml", 1)] + [["", "SWEATSHIRT-S", "", "4"]]))
+    r = await client.post("/admin/batch-jobs", headers=admin_headers, json={
+        "type": "price-list-import", "context": {"price_list_id": sale.id, "fileKey": key, "chunk_size": 1}})
+    job_id = r.json()["batch_job"]["id"]
+    write, calls = price_list_import.write_prices, []
+
+    async def dies_in_third_chunk(price_list, good):
+        calls.append((await BatchJob.get(id=job_id)).result["advancement_count"])
+        await write(price_list, good)
+        if len(calls) == 3:
+            raise WorkerDied()
+
+    monkeypatch.setattr(price_list_import, "write_prices", dies_in_third_chunk)
+    await run_pre_processing(job_id)  # not a dry run: the pre-processing confirms
+    with pytest.raises(WorkerDied):
+        await run_processing(job_id)
+    monkeypatch.undo()
+    # each chunk saw the previous ones' progress committed; two chunks stayed written
+    assert calls == [0, 1, 2]
+    assert sorted(a for _, _, _, a in await prices_of(client, admin_headers, sale.id)) == [100, 200]
+    # When the run is taken over after its heartbeat went silent
+    await BatchJob.filter(id=job_id).update(lease_token="dead", heartbeat_at=datetime.now(timezone.utc) - timedelta(seconds=16))
+    assert await run_processing(job_id, takeover_seconds=15) == {"status": "completed"}
+    # I expect every price once, the first chunks' prices not cleared again
+    assert await prices_of(client, admin_headers, sale.id) == [
+        ("variant_sweatshirt_s", "eur", None, 400), ("variant_t_shirt_l", "eur", None, 300),
+        ("variant_t_shirt_m", "eur", None, 200), ("variant_t_shirt_s", "eur", None, 100),
+    ]
+    job = await job_of(client, admin_headers, job_id)
+    assert (job["status"], job["result"]["advancement_count"], job["result"]["count"]) == ("completed", 4, 4)
