@@ -34,6 +34,7 @@ __all__ = ["TYPE", "prepare", "pre_process", "process"]
 TYPE = "price-list-import"
 OPERATION = "PRICE_LIST_PRICE_CREATE"  # Medusa's one operation: a line's prices for one variant
 _ID, _SKU = "product variant id", "sku"
+_NAMES = {_ID: "Product Variant ID", _SKU: "SKU"}
 _REGION_PRICE = re.compile(r"^price (.+) \[([a-z]{3})\]$")
 _CURRENCY_PRICE = re.compile(r"^price ([a-z]{3})$")
 
@@ -104,6 +105,9 @@ def _parse(specs: list[str | _Price], cells: list[str], line: int) -> _Row:
         row.errors.append(f"has {len(cells)} cells but the header names {len(specs)} columns")
     for spec, raw in zip(specs, cells):
         value = raw.strip()
+        if "\x00" in value:  # PostgreSQL refuses it in a query: the line's error, not the job's
+            row.errors.append(f"{_NAMES.get(spec) or spec.header} contains a NUL character")
+            continue
         if spec == _ID:
             row.variant_id = value
         elif spec == _SKU:

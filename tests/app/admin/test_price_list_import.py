@@ -108,6 +108,7 @@ async def test_bad_lines_are_listed_and_the_good_ones_still_imported(client, adm
         ["", "", "5", ""],
         ["variant_t_shirt_m", "", "cheap", "-3"],
         ["variant_t_shirt_l", "", "7", ""],
+        ["", "T-SHIRT\x00S", "5", ""],
     ])
     job = await start(client, admin_headers, sale.id, data)
     expected = [
@@ -116,12 +117,13 @@ async def test_bad_lines_are_listed_and_the_good_ones_still_imported(client, adm
         {"line": 4, "code": "invalid_data", "message": "Line 4: SKU or ID is required"},
         {"line": 5, "code": "invalid_data",
          "message": "Line 5: Price NA [USD] must be a non-negative amount; Price EUR must be a non-negative amount"},
+        {"line": 7, "code": "invalid_data", "message": "Line 7: SKU contains a NUL character; SKU or ID is required"},
     ]
     assert job["status"] == "pre_processed"
-    assert (job["result"]["errors"], job["result"]["error_count"], job["result"]["count"]) == (expected, 4, 1)
+    assert (job["result"]["errors"], job["result"]["error_count"], job["result"]["count"]) == (expected, 5, 1)
     assert job["result"]["stat_descriptors"][1] == {
         "key": "price-list-import-errors", "name": "Lines that will not be imported",
-        "message": "4 lines have errors and will be skipped (see errors)",
+        "message": "5 lines have errors and will be skipped (see errors)",
     }
     job = await confirm(client, admin_headers, job["id"])
     assert job["status"] == "completed" and job["result"]["errors"] == expected
