@@ -93,11 +93,12 @@ def _apply(job: BatchJob, name: str) -> None:
 
 def strategy_for(job_type: str):
     """The module that does the work of `job_type`: `prepare`, `pre_process`, `process`."""
-    from services.batch_jobs import order_export, product_export
+    from services.batch_jobs import order_export, price_list_import, product_export
     from services.batch_jobs.product_import import strategy as product_import
 
     found = {
         product_import.TYPE: product_import, product_export.TYPE: product_export, order_export.TYPE: order_export,
+        price_list_import.TYPE: price_list_import,
     }.get(job_type)
     if found is None:
         raise NotFound(f"Unable to find a BatchJob strategy with the type {job_type}")

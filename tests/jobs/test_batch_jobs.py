@@ -12,7 +12,7 @@ import pytest
 
 from models import (
     BatchJob, Image, Job, Product, ProductCollection, ProductTag, ProductType, ProductVariant, Region, SalesChannel,
-    MoneyAmount,
+    MoneyAmount, PriceList,
 )
 from services.batch_jobs.lifecycle import create_batch_job
 from tests.conftest import BROKER, PATIENCE, SETTINGS, idle, requires_postgres, wait_for
@@ -131,6 +131,29 @@ async def test_a_dry_run_waits_for_confirmation_and_changes_nothing_until_then(
     assert r.json()["batch_job"]["status"] == "confirmed"
     assert (await finished(client, admin_headers, job_id, "completed"))["result"]["advancement_count"] == 6
     assert await Product.all().count() == 3
+
+
+async def test_the_dashboards_price_list_import_runs_on_the_workers(client, admin_headers, files, seeded, worker):
+    # Given a price list and a CSV uploaded as the dashboard does
+    price_list = await PriceList.create(name="Sale", description="", type="sale")
+    await MoneyAmount.create(variant_id="variant_mug_white", currency_code="usd", amount=800, price_list_id=price_list.id)
+    data = b"Product Variant ID,SKU,Price EUR\r\nvariant_t_shirt_s,,9.50\r\nvariant_gone,,1\r\n"
+    r = await client.post("/admin/uploads/protected", headers=admin_headers, files={"files": ("p.csv", data)})
+    key = r.json()["uploads"][0]["key"]
+    # When a dry run is created, it waits with its summary and changes nothing
+    r = await client.post("/admin/batch-jobs", headers=admin_headers, json={
+        "type": "price-list-import", "context": {"price_list_id": price_list.id, "fileKey": key}, "dry_run": True})
+    job_id = r.json()["batch_job"]["id"]
+    job = await finished(client, admin_headers, job_id, "pre_processed", "failed")
+    assert job["result"]["stat_descriptors"][0]["message"].startswith("1 prices will be added")
+    assert job["result"]["errors"][0]["line"] == 3
+    await idle(worker)
+    assert await MoneyAmount.filter(price_list_id=price_list.id).values_list("amount", flat=True) == [800]
+    # and once confirmed, the list holds the file's prices
+    await client.post(f"/admin/batch-jobs/{job_id}/confirm", headers=admin_headers)
+    assert (await finished(client, admin_headers, job_id, "completed"))["result"]["advancement_count"] == 1
+    prices = (await client.get(f"/admin/price-lists/{price_list.id}", headers=admin_headers)).json()["price_list"]["prices"]
+    assert [(p["variant_id"], p["currency_code"], p["amount"]) for p in prices] == [("variant_t_shirt_s", "eur", 950)]
 
 
 async def test_cancel_during_processing_stops_within_one_chunk(client, admin_headers, files, worker):
