@@ -83,7 +83,9 @@ def _sqlite_refresh(match: str) -> str:
     """SQLite triggers call no functions: each repeats the refresh for the products whose id
     `match`es ("= NEW.id", "IN (...)"). The FTS5 rowid is product_search_key's INTEGER PRIMARY
     KEY, which VACUUM keeps."""
-    return f"""INSERT OR IGNORE INTO product_search_key (product_id) SELECT id FROM product WHERE id {match};
+    # (Not INSERT OR IGNORE: an outer statement's conflict policy, e.g. an upsert's, overrides a trigger's.)
+    return f"""INSERT INTO product_search_key (product_id) SELECT id FROM product WHERE id {match}
+    AND id NOT IN (SELECT product_id FROM product_search_key);
   DELETE FROM product_search WHERE rowid IN (SELECT rowid FROM product_search_key WHERE product_id {match});
   INSERT INTO product_search (rowid, head, mid, tail)
   SELECT k.rowid, coalesce(p.title, '') || ' ' || coalesce(p.handle, ''),
