@@ -90,6 +90,15 @@ async def test_hits_page_with_limit_and_offset(client, seeded):
     assert (await search(client, {"limit": 1000}))["limit"] == 100
 
 
+async def test_ranked_hits_page_with_limit_and_offset(client, seeded):
+    everything = await search(client, {"q": "medusa"})
+    ranked = [h["id"] for h in everything["hits"]]
+    page = await search(client, {"q": "medusa", "limit": 3, "offset": 2})
+    assert [h["id"] for h in page["hits"]] == ranked[2:5] and page["count"] == everything["count"] == 10
+    past = await search(client, {"q": "medusa", "offset": 50})
+    assert past["hits"] == [] and past["count"] == 10
+
+
 async def test_a_publishable_key_searches_only_its_channels(client, seeded):
     key = await key_for(await channel_with("Pop-up", "prod_mug"))
     body = await search(client, {"q": "medusa"}, with_key(key))
