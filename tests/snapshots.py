@@ -18,6 +18,7 @@ from tortoise import Tortoise, connections
 __all__ = ["Snapshot", "take", "restore"]
 
 _SKIP = {"tortoise_migrations"}
+_NOT_MODELS = {"product_search"}  # the search index (models/migrations/0022_product_search.py)
 
 
 def _tables() -> list[str]:
@@ -27,7 +28,7 @@ def _tables() -> list[str]:
         f.through for m in models for f in m._meta.fields_map.values()
         if getattr(f, "through", None) and f.__class__.__name__ == "ManyToManyFieldInstance"
     }
-    return sorted(names - _SKIP)
+    return sorted((names | _NOT_MODELS) - _SKIP)
 
 
 def _quote(name: str) -> str:

@@ -1,7 +1,8 @@
 """Store products: `GET /store/products`, `GET /store/products/{id}`, priced for the shopper's
 region or currency (reference extra §3), within the sales channels of the request's publishable
 API key, if any (app/web/publishable_keys.py). `POST /store/products/search` answers `{hits}`
-(Medusa v1's search route) from the database: the products `q` finds on the list, by title."""
+(Medusa v1's search route) from the database's own full-text index, ranked
+(services/catalog/search.py)."""
 
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from app.web.serialize import COLUMNS
 from app.web.validation import Body, max_length, parse_body
 from models import Product
 from services.catalog.products import StoreProductFilter, get_store_product, list_store_products
+from services.catalog.search import search_store_products, search_terms
 from services.core.listing import FindConfig
 
 bp = Blueprint("store_products", url_prefix="/products")
@@ -86,7 +88,10 @@ async def search(request: Request):
     limit = min(body.limit, MAX_HITS)
     config = FindConfig(limit=limit, offset=body.offset, order=(("title", False), ("id", False)),
                         relations=DEFAULT_RELATIONS)
-    priced = await list_store_products(StoreProductFilter(q=body.q or None), config, await key_scope(request))
+    if search_terms(body.q):
+        priced = await search_store_products(body.q, config, await key_scope(request))
+    else:  # nothing to search for: every product, by title
+        priced = await list_store_products(StoreProductFilter(), config, await key_scope(request))
     return json({"hits": dump_products(priced, DEFAULT_RELATIONS), "count": priced.count, "offset": body.offset,
                  "limit": limit})
 
