@@ -49,6 +49,7 @@ class Source:
         self.conn = conn
         self.columns: dict[str, list[str]] = {}
         self.plugin_migrations: list[str] = []
+        self.snapshot_at = None  # the source's clock at the snapshot's start (its transaction's now())
 
     async def _load_catalog(self) -> None:
         rows = await self.conn.fetch(
@@ -76,6 +77,15 @@ class Source:
 
     async def count(self, sql: str) -> int:
         return await self.conn.fetchval(f"SELECT count(*) FROM ({sql}) t")
+
+    async def keys(self, sql: str, key: tuple[str, ...], batch: int) -> set[tuple]:
+        """The `key` columns of every row of `sql`."""
+        columns = ", ".join(f't."{k}"' for k in key)
+        found: set[tuple] = set()
+        cursor = await self.conn.cursor(f"SELECT {columns} FROM ({sql}) t")
+        while rows := await cursor.fetch(batch):
+            found.update(tuple(r) for r in rows)
+        return found
 
     async def stream(self, sql: str, batch: int) -> AsyncIterator[list[dict]]:
         """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat)."""
@@ -112,6 +122,7 @@ class open_source:
             source = Source(self.conn)
             await source._load_catalog()
             await source._check_version()
+            source.snapshot_at = await self.conn.fetchval("SELECT now()")
             return source
         except BaseException:
             await self.conn.close()
