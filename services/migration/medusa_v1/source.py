@@ -6,7 +6,6 @@ and nothing is ever written to it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 
 import asyncpg
@@ -94,13 +93,6 @@ class Source:
             yield [dict(r) for r in rows]
 
 
-def _json_codecs(conn: asyncpg.Connection):
-    return [
-        conn.set_type_codec(kind, encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
-        for kind in ("json", "jsonb")
-    ]
-
-
 class open_source:
     """`async with open_source(url) as source:` the checked source inside its snapshot."""
 
@@ -115,8 +107,6 @@ class open_source:
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             raise SourceError(SourceError.UNREACHABLE, f"cannot reach the source database: {exc}") from None
         try:
-            for codec in _json_codecs(self.conn):
-                await codec
             self.tx = self.conn.transaction(isolation="repeatable_read", readonly=True)
             await self.tx.start()
             source = Source(self.conn)
