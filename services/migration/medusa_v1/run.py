@@ -71,6 +71,8 @@ async def _copy(
     columns = TargetColumns(entity.model, entity.target, entity.columns)
     names = _columns_to_copy(entity, columns, set(source.columns[entity.source]) | set(entity.adds))
     target = None if dry_run else Target()
+    # Only json columns and those with our defaults need converting; the rest pass as read.
+    converted = [i for i, c in enumerate(names) if c in columns.json or c in columns.defaults]
     seen: set[tuple] | None = set() if entity.prune and not dry_run else None
     if seen is not None and since is not None:  # what Medusa deleted outright shows only in the whole key list
         seen.update(await source.keys(every, entity.key, batch_rows * 10))
@@ -84,7 +86,10 @@ async def _copy(
                 count.skip(reason)
                 continue
             row.update({column: derive(row) for column, derive in entity.derive.items()})  # all from the source's row
-            values.append([columns.value(c, row.get(c)) for c in names])
+            value = [row.get(c) for c in names]
+            for i in converted:
+                value[i] = columns.value(names[i], value[i])
+            values.append(value)
             if seen is not None:
                 seen.add(tuple(row[k] for k in entity.key))
             if row.get("updated_at") is not None and (high_water is None or row["updated_at"] > high_water):
