@@ -30,6 +30,7 @@ from models.product import (
 )
 from models.product_category import ProductCategory
 from models.publishable_api_key import PublishableApiKey
+from models.migration_mark import MigrationMark
 from models.rate_counter import RateCounter
 from models.region import Country, FulfillmentProvider, PaymentProvider, Region, TaxProvider, TaxRate
 from models.return_reason import ReturnReason
@@ -48,7 +49,7 @@ __models__ = [
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,
     PaymentSession, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,
-    ProductTag, ProductType, ProductVariant, PublishableApiKey, RateCounter, Refund, Region, Return, ReturnItem, ReturnReason, SalesChannel, Session,
+    ProductTag, ProductType, ProductVariant, PublishableApiKey, RateCounter, MigrationMark, Refund, Region, Return, ReturnItem, ReturnReason, SalesChannel, Session,
     ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store, Swap,
     TaxProvider, TaxRate, TrackingLink, User, WebhookDelivery, WebhookEndpoint,
 ]

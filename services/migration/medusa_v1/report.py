@@ -4,6 +4,7 @@ and why; what is left out by design; what belongs to plugins we do not know."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 __all__ = ["EntityCount", "Report"]
 
@@ -16,6 +17,8 @@ class EntityCount:
     copied: int = 0
     removed: int = 0  # rows here that the source deleted outright since the last run
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows
+    since: datetime | None = None  # a re-run: only rows changed since then were read
+    unchanged: int = 0  # rows here already, untouched in the source since the last run
 
     def skip(self, reason: str, rows: int = 1) -> None:
         if rows:
@@ -35,6 +38,7 @@ class Report:
     check_seconds: float = 0.0
     money_checked: bool = False
     money_differences: list[str] = field(default_factory=list)
+    money_orders_checked: int = 0  # a re-run checks only the orders changed since the last
 
     def entity(self, name: str) -> EntityCount:
         return next(e for e in self.entities if e.name == name)
@@ -44,13 +48,15 @@ class Report:
             "dry_run": self.dry_run,
             "entities": [
                 {"name": e.name, "source_table": e.source_table, "in_source": e.in_source, "copied": e.copied,
-                 "removed": e.removed, "skipped": e.skipped}
+                 "removed": e.removed, "skipped": e.skipped, "unchanged": e.unchanged,
+                 "changed_since": e.since.isoformat() if e.since else None}
                 for e in self.entities
             ],
             "left_out": self.left_out, "columns_not_kept": self.columns_not_kept,
             "unknown_tables": self.unknown_tables, "unknown_columns": self.unknown_columns,
             "plugin_migrations": self.plugin_migrations,
             "money_checked": self.money_checked, "money_differences": self.money_differences,
+            "money_orders_checked": self.money_orders_checked,
         }
 
     def lines(self) -> list[str]:
@@ -59,6 +65,8 @@ class Report:
         out = [f"{'entity':<{width}}  {'source':>8}  {verb:>10}  skipped"]
         for e in self.entities:
             skipped = "; ".join(f"{n} {reason}" for reason, n in e.skipped.items()) or "0"
+            if e.since is not None:
+                skipped += f"; {e.unchanged} unchanged since the last run (changed since {e.since:%Y-%m-%d %H:%M} copied)"
             if e.removed:
                 skipped += f"; {e.removed} removed (deleted in Medusa)"
             out.append(f"{e.name:<{width}}  {e.in_source:>8}  {e.copied:>10}  {skipped}")
@@ -72,7 +80,8 @@ class Report:
             out.append("plugin migrations in the source: " + ", ".join(self.plugin_migrations))
         if self.money_checked:
             out += [f"MONEY DIFFERS: {d}" for d in self.money_differences] or [
-                "money check: every order's total, paid and refunded amounts and every gift card's balance match"
+                f"money check: the total, paid and refunded amounts of {self.money_orders_checked} orders (all, or those"
+                " changed since the last run) and the gift cards' balances match"
             ]
         return out
 

@@ -6,7 +6,6 @@ and nothing is ever written to it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 
 import asyncpg
@@ -49,6 +48,7 @@ class Source:
         self.conn = conn
         self.columns: dict[str, list[str]] = {}
         self.plugin_migrations: list[str] = []
+        self.snapshot_at = None  # the source's clock at the snapshot's start (its transaction's now())
 
     async def _load_catalog(self) -> None:
         rows = await self.conn.fetch(
@@ -77,18 +77,20 @@ class Source:
     async def count(self, sql: str) -> int:
         return await self.conn.fetchval(f"SELECT count(*) FROM ({sql}) t")
 
+    async def keys(self, sql: str, key: tuple[str, ...], batch: int) -> set[tuple]:
+        """The `key` columns of every row of `sql`."""
+        columns = ", ".join(f't."{k}"' for k in key)
+        found: set[tuple] = set()
+        cursor = await self.conn.cursor(f"SELECT {columns} FROM ({sql}) t")
+        while rows := await cursor.fetch(batch):
+            found.update(tuple(r) for r in rows)
+        return found
+
     async def stream(self, sql: str, batch: int) -> AsyncIterator[list[dict]]:
         """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat)."""
         cursor = await self.conn.cursor(sql)
         while rows := await cursor.fetch(batch):
             yield [dict(r) for r in rows]
-
-
-def _json_codecs(conn: asyncpg.Connection):
-    return [
-        conn.set_type_codec(kind, encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
-        for kind in ("json", "jsonb")
-    ]
 
 
 class open_source:
@@ -105,13 +107,12 @@ class open_source:
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             raise SourceError(SourceError.UNREACHABLE, f"cannot reach the source database: {exc}") from None
         try:
-            for codec in _json_codecs(self.conn):
-                await codec
             self.tx = self.conn.transaction(isolation="repeatable_read", readonly=True)
             await self.tx.start()
             source = Source(self.conn)
             await source._load_catalog()
             await source._check_version()
+            source.snapshot_at = await self.conn.fetchval("SELECT now()")
             return source
         except BaseException:
             await self.conn.close()

@@ -45,3 +45,22 @@ async def test_settings_and_catalogue_counts_match_the_fixture(imported, medusa_
     assert await PriceList.filter(deleted_at=None).count() == 4
     store = (await source_fetch(medusa_source, "SELECT id, default_sales_channel_id FROM store"))[0]
     assert await Store.all().values_list("id", "default_sales_channel_id") == [(store["id"], store["default_sales_channel_id"])]
+
+
+async def test_json_columns_arrive_as_the_source_holds_them(imported, medusa_source):
+    import json
+
+    from models import Customer, LineItem, Order, Payment
+
+    # metadata and payment data travel as the source's json text: read back, they are the same values
+    checked = 0
+    for model, table, column in ((Product, "product", "metadata"), (Customer, "customer", "metadata"),
+                                 (Order, '"order"', "metadata"), (LineItem, "line_item", "metadata"),
+                                 (Payment, "payment", "data")):
+        rows = await source_fetch(medusa_source, f"SELECT id, {column}::text AS j FROM {table} WHERE {column} IS NOT NULL "
+                                                 f"AND {column}::text NOT IN ('null', '{{}}') ORDER BY id LIMIT 5")
+        for row in rows:
+            ours = await model.filter(id=row["id"]).values_list(column, flat=True)
+            assert ours == [json.loads(row["j"])], (table, row["id"])
+            checked += 1
+    assert checked >= 5

@@ -70,11 +70,13 @@ async def test_a_medusa_api_token_arrives_as_its_sha256_and_still_signs_in(impor
 
     token = "medusa-plain-api-token-0123456789"
     conn = await asyncpg.connect(medusa_source.replace("postgres://", "postgresql://", 1))
+    was = await conn.fetchval("""SELECT updated_at FROM "user" WHERE email = 'admin@test.com'""")
     try:
-        await conn.execute("""UPDATE "user" SET api_token = $1 WHERE email = 'admin@test.com'""", token)
+        # as Medusa sets a token: its `updated_at` moves with it (a re-run reads rows changed since)
+        await conn.execute("""UPDATE "user" SET api_token = $1, updated_at = now() WHERE email = 'admin@test.com'""", token)
         await move(medusa_source, progress=Progress(io.StringIO()))
     finally:
-        await conn.execute("""UPDATE "user" SET api_token = NULL WHERE email = 'admin@test.com'""")
+        await conn.execute("""UPDATE "user" SET api_token = NULL, updated_at = $1 WHERE email = 'admin@test.com'""", was)
         await conn.close()
     user = await User.get(email="admin@test.com")
     assert user.api_token is None and user.api_token_hash == digest(token)
