@@ -17,14 +17,12 @@ import argparse
 import asyncio
 import csv
 import os
-import resource
 import tempfile
 import time
 from dataclasses import replace
 
-from tortoise import Tortoise
-
 from app.config import Settings
+from bench.in_process import open_store, peak_rss_mb
 
 HEADER = [
     "Product Handle", "Product Title", "Product Description", "Product Status", "Product Collection Title",
@@ -49,26 +47,12 @@ def write_csv(path: str, rows: int) -> None:
             ])
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
-
-
 async def run(settings: Settings, rows: int, chunk_size: int) -> dict:
-    from tortoise.migrations.api.migrate import migrate
-
     from models import BatchJob, Product, Region
     from services import files
     from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
-    from services.store.defaults import ensure_defaults
-    from workers.broker import load_actors, setup_broker
 
-    setup_broker(replace(settings, redis_url=None))
-    load_actors()
-    await migrate(config=settings.tortoise_config())
-    await Tortoise.close_connections()
-    await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
-    try:
-        await ensure_defaults()
+    async with open_store(settings):
         if not await Region.filter(name="Bench", deleted_at=None).exists():
             await Region.create(name="Bench", currency_code="eur")
         storage = files.configure(settings)
@@ -97,8 +81,6 @@ async def run(settings: Settings, rows: int, chunk_size: int) -> dict:
             "end_to_end_rows_per_s": round(rows / (pre_seconds + process_seconds)),
             "peak_rss_mb_before_import": round(rss_before, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
         }
-    finally:
-        await Tortoise.close_connections()
 
 
 def main() -> None:

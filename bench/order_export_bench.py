@@ -14,21 +14,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import resource
 import tempfile
 import time
 from dataclasses import replace
 
-from tortoise import Tortoise
-
 from app.config import Settings
+from bench.in_process import open_store, peak_rss_mb
 
 BULK = 2000  # rows written per INSERT
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
 async def add_orders(count: int) -> None:
@@ -56,21 +49,11 @@ async def add_orders(count: int) -> None:
 
 
 async def run(settings: Settings, orders: int) -> dict:
-    from tortoise.migrations.api.migrate import migrate
-
     from models import BatchJob
     from services import files
     from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
-    from services.store.defaults import ensure_defaults
-    from workers.broker import load_actors, setup_broker
 
-    setup_broker(replace(settings, redis_url=None))
-    load_actors()
-    await migrate(config=settings.tortoise_config())
-    await Tortoise.close_connections()
-    await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
-    try:
-        await ensure_defaults()
+    async with open_store(settings):
         started = time.perf_counter()
         await add_orders(orders)
         print(f"orders in place in {time.perf_counter() - started:.1f}s")
@@ -88,8 +71,6 @@ async def run(settings: Settings, orders: int) -> dict:
             "export_s": round(seconds, 2), "orders_per_s": round((job.result.get("count") or 0) / seconds),
             "peak_rss_mb_before_export": round(rss_before, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
         }
-    finally:
-        await Tortoise.close_connections()
 
 
 def main() -> None:

@@ -19,9 +19,8 @@ import random
 import statistics
 import time
 
-from tortoise import Tortoise
-
 from app.config import Settings
+from bench.in_process import open_store
 
 BULK = 1000
 ADJECTIVES = ("classic", "vintage", "organic", "slim", "relaxed", "cozy", "bold", "urban", "coastal", "alpine",
@@ -74,18 +73,12 @@ async def timed(call, rounds: int) -> list[float]:
 
 
 async def run(settings: Settings, products: int, rounds: int) -> dict:
-    from tortoise.migrations.api.migrate import migrate
-
     from models import Product
     from services.catalog.search import search_product_ids, search_store_products, search_terms
     from services.core.listing import FindConfig
-    from services.store.defaults import default_channel_id, ensure_defaults
+    from services.store.defaults import default_channel_id
 
-    await migrate(config=settings.tortoise_config())
-    await Tortoise.close_connections()
-    await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
-    try:
-        await ensure_defaults()
+    async with open_store(settings, broker=False):
         started = time.perf_counter()
         await add_products(products)
         print(f"products in place in {time.perf_counter() - started:.1f}s")
@@ -109,8 +102,6 @@ async def run(settings: Settings, products: int, rounds: int) -> dict:
                 "matches": hits,
             }
         return report
-    finally:
-        await Tortoise.close_connections()
 
 
 def main() -> None:
