@@ -4,7 +4,7 @@ from tortoise import fields
 
 
 class Migration(base.Migration):
-    dependencies = [('models', '0021_analytics_configs')]
+    dependencies = [('models', '0022_product_search')]
 
     initial = False
 
