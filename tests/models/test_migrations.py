@@ -206,3 +206,17 @@ def test_only_operations_that_never_read_the_state_before_them_go_without_its_co
                ops.RenameField(model_name="M", old_name="f", new_name="g"), ops.DeleteModel(name="M"),
                ops.RenameModel(old_name="M", new_name="N")]
     assert all(_needs_old_state(op) for op in needing)
+
+
+def test_the_migrations_form_one_line_each_after_the_one_before():
+    # Two branches that each add the next number (or a rename that keeps the old parent) leave two
+    # leaves, and which runs first is then up to the runner
+    from pathlib import Path
+
+    import models.migrations as package
+
+    names = sorted(p.stem for p in Path(package.__file__).parent.glob("[0-9][0-9][0-9][0-9]_*.py"))
+    assert [n[:4] for n in names] == [f"{i:04d}" for i in range(1, len(names) + 1)]
+    for before, name in zip(names, names[1:]):
+        migration = importlib.import_module(f"models.migrations.{name}").Migration
+        assert migration.dependencies == [("models", before)], name
