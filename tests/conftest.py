@@ -367,39 +367,9 @@ async def wait_for(predicate, timeout: float = PATIENCE, interval: float = 0.05)
 # ---------------------------------------------------------------- an S3-compatible server
 
 
-@pytest.fixture(scope="session")
-def s3_endpoint():
-    """moto's S3 server in a subprocess on a free port (started once, only for tests that ask):
-    a stand-in for the external provider, spoken to over real HTTP by the real client."""
-    import subprocess
-    import sys
-    import time
-
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + PATIENCE
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                stop_process(proc)
-                raise RuntimeError("moto's S3 server did not start")
-            time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(proc)
-
-
-# ---------------------------------------------------------------- a Stripe API
-
-
 def _wait_for_port(proc, port: int, what: str) -> None:
+    """Until a server process started on `port` accepts connections; stopped and an error if it
+    exits or does not within PATIENCE."""
     import time
 
     deadline = time.monotonic() + PATIENCE
@@ -412,6 +382,28 @@ def _wait_for_port(proc, port: int, what: str) -> None:
                 stop_process(proc)
                 raise RuntimeError(f"{what} did not start")
             time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint():
+    """moto's S3 server in a subprocess on a free port (started once, only for tests that ask):
+    a stand-in for the external provider, spoken to over real HTTP by the real client."""
+    import subprocess
+    import sys
+
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    _wait_for_port(proc, port, "moto's S3 server")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(proc)
+
+
+# ---------------------------------------------------------------- a Stripe API
 
 
 @pytest.fixture(scope="session")
