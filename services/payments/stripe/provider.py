@@ -102,22 +102,20 @@ class StripeProvider:
 
     async def capture(self, data: dict) -> dict:
         intent_id = _intent_id(data)
-        try:
-            return await self.api.capture_intent(intent_id, f"{intent_id}:capture")
-        except PaymentError:
-            # Captured already (at authorization with STRIPE_CAPTURE, or an answer lost on the way).
-            intent = await self.api.retrieve_intent(intent_id)
-            if intent.get("status") == "succeeded":
-                return intent
-            raise
+        return await self._settle(intent_id, self.api.capture_intent(intent_id, f"{intent_id}:capture"), "succeeded")
 
     async def cancel(self, data: dict) -> dict:
         intent_id = _intent_id(data)
+        return await self._settle(intent_id, self.api.cancel_intent(intent_id, f"{intent_id}:cancel"), "canceled")
+
+    async def _settle(self, intent_id: str, call, settled: str) -> dict:
+        """The intent after `call`; a refusal of an intent already `settled` (captured at
+        authorization with STRIPE_CAPTURE, or an answer lost on the way) is its settled state."""
         try:
-            return await self.api.cancel_intent(intent_id, f"{intent_id}:cancel")
+            return await call
         except PaymentError:
             intent = await self.api.retrieve_intent(intent_id)
-            if intent.get("status") == "canceled":
+            if intent.get("status") == settled:
                 return intent
             raise
 
