@@ -29,7 +29,7 @@ PIDFILE="$MEDUSA_DIR/medusa-$MEDUSA_PORT.pid"
 
 install() {
   mkdir -p "$MEDUSA_DIR"
-  cp "$HERE/package.json" "$HERE/package-lock.json" "$HERE/medusa-config.js" "$HERE/behind-tls-proxy.js" "$MEDUSA_DIR/"
+  cp "$HERE/package.json" "$HERE/package-lock.json" "$HERE/medusa-config.js" "$HERE/preload.js" "$MEDUSA_DIR/"
   if [ ! -x "$MEDUSA_DIR/node_modules/.bin/medusa" ] || ! cmp -s "$HERE/package-lock.json" "$MEDUSA_DIR/node_modules/.package-lock.json.installed" 2>/dev/null; then
     (cd "$MEDUSA_DIR" && npm ci --legacy-peer-deps --no-audit --no-fund)
     cp "$HERE/package-lock.json" "$MEDUSA_DIR/node_modules/.package-lock.json.installed"
@@ -57,9 +57,10 @@ running() { [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
 start() {
   if running; then echo "medusa already running (pid $(cat "$PIDFILE"))"; return; fi
   cd "$MEDUSA_DIR"
-  # NODE_ENV=production as deployed; behind-tls-proxy.js stands in for the TLS proxy in front of
-  # it, without which Medusa's secure session cookie is never issued over plain HTTP.
-  NODE_ENV=production NODE_OPTIONS="--require $MEDUSA_DIR/behind-tls-proxy.js" \
+  # NODE_ENV=production as deployed; preload.js stands in for the TLS proxy in front of it
+  # (without which Medusa never issues its secure session cookie over plain HTTP) and binds it
+  # to 127.0.0.1.
+  NODE_ENV=production NODE_OPTIONS="--require $MEDUSA_DIR/preload.js" \
     setsid node_modules/.bin/medusa start -H 127.0.0.1 -p "$MEDUSA_PORT" > "$MEDUSA_LOG" 2>&1 < /dev/null &
   echo $! > "$PIDFILE"
   for _ in $(seq 120); do
