@@ -58,7 +58,7 @@ def main(out: Path, rounds: int, shoppers: int, seconds: int) -> None:
     benches = {s: [_bench(out / f"r{r}-{s}-bench.txt") for r in range(1, rounds + 1)] for s in SERVERS}
     print(f"## Side by side, {rounds} rounds alternating (medians; ratio = ours / Medusa, CPU ratio = Medusa / ours)\n")
     print(f"Whole checkouts: `python -m bench.checkout_driver --shoppers {shoppers} --seconds {seconds}`; "
-          "CPU = server (all its processes) and PostgreSQL CPU over the run divided by completed checkouts.\n")
+          "CPU = the server's processes and the PostgreSQL backends connected to its database, over the run, divided by completed checkouts.\n")
     print("| whole checkouts | Medusa | ours | ratio |")
     print("|---|---|---|---|")
 
@@ -84,7 +84,7 @@ def main(out: Path, rounds: int, shoppers: int, seconds: int) -> None:
         if reasons[s]:
             print(f"\n{s} failures by step: {'; '.join(reasons[s])}")
 
-    print("\nbench.sh workloads (wrk -c32, 10 s after a 3 s warm-up); CPU ms/req = bench.sh's CPU % × 10 / req/s.\n")
+    print("\nbench.sh workloads (wrk -c32, 10 s after a 3 s warm-up); CPU ms/req = bench.sh's CPU % × 10 / req/s (PostgreSQL: the backends of that server's database).\n")
     print("| workload | Medusa req/s | ours req/s | ratio | Medusa p99 ms | ours p99 ms | Medusa CPU ms/req server / pg | "
           "ours CPU ms/req server / pg | errors Medusa / ours |")
     print("|---|---|---|---|---|---|---|---|---|")
