@@ -28,6 +28,7 @@ def _checkout(path: Path) -> dict | None:
         out["load"] = float(cpu.group(4))
         out["srv_ms"] = float(cpu.group(1)) * 1000 / done if done else float("nan")
         out["pg_ms"] = float(cpu.group(2)) * 1000 / done if done else float("nan")
+        out["srv_pct"] = float(cpu.group(1)) * 100 / float(cpu.group(3))  # what the busy machine let it have
     return out
 
 
@@ -40,7 +41,8 @@ def _bench(path: Path) -> dict[str, dict]:
             continue
         rps, srv, pg = float(c[2]), float(c[8].rstrip("%")), float(c[9].rstrip("%"))
         rows[c[0]] = {"rps": rps, "p50": float(c[3]), "p99": float(c[4]), "errors": int(c[7]), "srv": srv, "pg": pg,
-                      "srv_ms": srv * 10 / rps if rps else float("nan"), "pg_ms": pg * 10 / rps if rps else float("nan")}
+                      "srv_ms": srv * 10 / rps if rps else float("nan"),
+                      "pg_ms": pg * 10 / rps if rps else float("nan")}
     return rows
 
 
@@ -58,7 +60,8 @@ def main(out: Path, rounds: int, shoppers: int, seconds: int) -> None:
     benches = {s: [_bench(out / f"r{r}-{s}-bench.txt") for r in range(1, rounds + 1)] for s in SERVERS}
     print(f"## Side by side, {rounds} rounds alternating (medians; ratio = ours / Medusa, CPU ratio = Medusa / ours)\n")
     print(f"Whole checkouts: `python -m bench.checkout_driver --shoppers {shoppers} --seconds {seconds}`; "
-          "CPU = the server's processes and the PostgreSQL backends connected to its database, over the run, divided by completed checkouts.\n")
+          "CPU = the server's processes and the PostgreSQL backends connected to its database, over the run, "
+          "divided by completed checkouts.\n")
     print("| whole checkouts | Medusa | ours | ratio |")
     print("|---|---|---|---|")
 
@@ -79,13 +82,16 @@ def main(out: Path, rounds: int, shoppers: int, seconds: int) -> None:
     line("whole checkout p99 ms", "p99", 0, None)
     line("server CPU ms per checkout", "srv_ms", 0, "down")
     line("PostgreSQL CPU ms per checkout", "pg_ms", 0, "down")
+    line("server CPU used, % of one core", "srv_pct", 0, None)
     reasons = {s: [c["why"] for c in checkouts[s] if c and c["why"]] for s in SERVERS}
     for s in SERVERS:
         if reasons[s]:
             print(f"\n{s} failures by step: {'; '.join(reasons[s])}")
 
-    print("\nbench.sh workloads (wrk -c32, 10 s after a 3 s warm-up); CPU ms/req = bench.sh's CPU % × 10 / req/s (PostgreSQL: the backends of that server's database).\n")
-    print("| workload | Medusa req/s | ours req/s | ratio | Medusa p99 ms | ours p99 ms | Medusa CPU ms/req server / pg | "
+    print("\nbench.sh workloads (wrk -c32, 10 s after a 3 s warm-up); CPU ms/req = bench.sh's CPU % × 10 / req/s "
+          "(PostgreSQL: the backends of that server's database).\n")
+    print("| workload | Medusa req/s | ours req/s | ratio | Medusa p99 ms | ours p99 ms | "
+          "Medusa CPU ms/req server / pg | "
           "ours CPU ms/req server / pg | errors Medusa / ours |")
     print("|---|---|---|---|---|---|---|---|---|")
     names = []
