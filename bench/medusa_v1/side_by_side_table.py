@@ -24,6 +24,8 @@ def _checkout(path: Path) -> dict | None:
     done = int(head.group(3))
     out = {"rate": float(head.group(4)), "done": done, "failed": int(head.group(5)), "why": head.group(6).strip(),
            "p50": float(row.group(2)) if row else float("nan"), "p99": float(row.group(3)) if row else float("nan")}
+    for step, p50 in re.findall(r"^\| ([a-z_]+) \| \d+ \| ([\d.]+|nan) \|", text, re.M):
+        out[f"step:{step}"] = float(p50)
     if cpu:
         out["load"] = float(cpu.group(4))
         out["srv_ms"] = float(cpu.group(1)) * 1000 / done if done else float("nan")
@@ -83,6 +85,9 @@ def main(out: Path, rounds: int, shoppers: int, seconds: int) -> None:
     line("server CPU ms per checkout", "srv_ms", 0, "down")
     line("PostgreSQL CPU ms per checkout", "pg_ms", 0, "down")
     line("server CPU used, % of one core", "srv_pct", 0, None)
+    steps = [k for c in checkouts["ours"] + checkouts["medusa"] if c for k in c if k.startswith("step:")]
+    for key in dict.fromkeys(k for k in steps if k != "step:checkout"):
+        line(f"p50 ms: {key[5:]}", key, 0, None)
     reasons = {s: [c["why"] for c in checkouts[s] if c and c["why"]] for s in SERVERS}
     for s in SERVERS:
         if reasons[s]:
