@@ -29,12 +29,14 @@ STEPS = ("create_cart", "add_items", "address_email", "shipping", "payment_sessi
 
 
 class StepFailed(Exception):
-    pass
+    def __init__(self, step: str, why: str):
+        super().__init__(f"{step}: {why}")
+        self.key = f"{step} {why.split()[0]}" if why else step  # e.g. "complete 409": counted by step and status
 
 
 def _ok(response: httpx.Response, step: str) -> httpx.Response:
     if response.status_code != 200:
-        raise StepFailed(f"{step}: {response.status_code} {response.text[:200]}")
+        raise StepFailed(step, f"{response.status_code} {response.text[:200]}")
     return response
 
 
@@ -72,14 +74,14 @@ async def checkout(client: httpx.AsyncClient, region_id: str, country: str, vari
     t = time.perf_counter()
     options = _ok(await client.get(f"/store/shipping-options/{cid}"), "shipping").json()["shipping_options"]
     if not options:
-        raise StepFailed("shipping: no option for the cart")
+        raise StepFailed("shipping", "none-offered")
     _ok(await client.post(f"/store/carts/{cid}/shipping-methods", json={"option_id": options[0]["id"]}), "shipping")
     timings["shipping"].append(time.perf_counter() - t)
     await step("payment_sessions", client.post(f"/store/carts/{cid}/payment-sessions"))
     await step("select_session", client.post(f"/store/carts/{cid}/payment-session", json={"provider_id": "manual"}))
     done = await step("complete", client.post(f"/store/carts/{cid}/complete"))
     if done.json().get("type") != "order":
-        raise StepFailed(f"complete: answered {done.json().get('type')}")
+        raise StepFailed("complete", f"type={done.json().get('type')}")
     timings["checkout"].append(time.perf_counter() - started)
 
 
@@ -103,8 +105,10 @@ async def main(base: str, shoppers: int, seconds: float, currency: str) -> None:
             while time.perf_counter() < deadline:
                 try:
                     await checkout(client, region_id, country, variants, next(counter), timings)
-                except (StepFailed, httpx.HTTPError) as e:
-                    errors[str(e).split(":")[0]] += 1
+                except StepFailed as e:
+                    errors[e.key] += 1
+                except httpx.HTTPError as e:
+                    errors[type(e).__name__] += 1
 
         began = time.perf_counter()
         await asyncio.gather(*(shopper() for _ in range(shoppers)))
