@@ -17,7 +17,7 @@ from tortoise.query_utils import Prefetch
 
 from models import Cart, CustomShippingOption, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
 from services.carts.locks import lock_cart_rows
-from services.carts.reads import has_free_shipping
+from services.carts.reads import has_free_shipping, read_cart_lines
 from services.carts.view import CartView, check_amounts, stored_tax_lines, view_of
 from services.core import clock
 from services.core.db import atomic
@@ -25,6 +25,7 @@ from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.payments.sessions import resync_view
 from services.catalog.pricing import tax_on
+from services.regions.parts import region_parts
 from services.regions.taxes import TaxLine, load_overrides, option_lines
 
 __all__ = [
@@ -107,14 +108,15 @@ async def list_shipping_options(
 
 async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
     """The options a cart can be shipped with: outbound, in its region, for the shipping profile
-    of one of its products, whose requirements its subtotal meets and whose price is known."""
-    cart = await Cart.filter(id=cart_id, deleted_at=None).first() if fits(Cart, cart_id) else None
-    if cart is None:
+    of one of its products, whose requirements its subtotal meets and whose price is known. The
+    cart and its lines are one statement, the region's tax rates come from its remembered parts."""
+    found = await read_cart_lines(cart_id) if fits(Cart, cart_id) else None
+    if found is None:
         raise NotFound(f"Cart with {cart_id} was not found")
+    cart, items = found
     custom = await _custom_options(cart.id)
     if custom:
         return await _priced_custom(custom)
-    items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
     profiles = {i.variant.product.profile_id for i in items if i.variant is not None and i.variant.product.profile_id}
     if not profiles:
         return []
@@ -125,7 +127,20 @@ async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
         ).order_by("created_at", "id").select_related("profile")
     )
     fitting = [o for o in options if _priceable(o) and meets_requirements(o, subtotal)]
-    return await price_options(fitting)
+    return await _priced_in_region(fitting, cart.region)
+
+
+async def _priced_in_region(options: list[ShippingOption], region: Region) -> list[PricedOption]:
+    """`price_options` for options of one region, its row at hand: the tax rates and their
+    overrides are the region's parts (services/regions/parts.py), no statement while remembered."""
+    overrides = (await region_parts(region)).overrides if region.automatic_taxes else None
+    out = []
+    for option in options:
+        amount = option.amount
+        lines = option_lines(region, overrides, option.id) if overrides is not None else []
+        tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines])
+        out.append(PricedOption(option, amount, lines, tax, (amount or 0) + tax))
+    return out
 
 
 async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartView:
