@@ -74,9 +74,16 @@ async def move_shipping_country(cart: Cart, country_code: str | None, countries:
 
 
 async def _check_shipping_country(cart: Cart, country_code: str | None) -> None:
-    """Against the region's countries as services/regions/parts.py keeps them (no statement while
-    remembered), as a new cart's country is checked (`cart.region` is loaded by every caller)."""
-    if country_code and country_code.lower() not in {c.iso_2 for c in (await region_parts(cart.region)).countries}:
+    """Against the region's countries as services/regions/parts.py keeps them when the cart's
+    region is loaded (no statement while remembered, as a new cart's country is checked)."""
+    if not country_code:
+        return
+    region = cart.__dict__.get("_region")
+    if region is not None and region.id == cart.region_id:
+        countries = [c.iso_2 for c in (await region_parts(region)).countries]
+    else:
+        countries = await region_countries(cart.region_id)
+    if country_code.lower() not in countries:
         raise InvalidData("Shipping country must be in the cart region")
 
 
