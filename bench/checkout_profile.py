@@ -2,7 +2,8 @@
 `DATABASE_URL` (the demo seed loaded), each request counted: its statements, its wall time and the
 process's CPU time over it (the server's work plus the in-process client's, about 1 ms a
 request). The wall time less the CPU time is, on a quiet machine, time spent waiting on
-PostgreSQL. With `--profile STEP` the requests of that step run under cProfile and the heaviest
+PostgreSQL. On a PostgreSQL database of this host the backends' CPU over the checkouts is
+reported too (run it with nothing else on that database). With `--profile STEP` the requests of that step run under cProfile and the heaviest
 functions (cumulative) are printed; `--sql STEP` prints that step's statements of the last checkout.
 
     .venv/bin/python -m bench.checkout_profile --checkouts 30 [--profile complete] [--sql shipping]
@@ -14,15 +15,17 @@ import argparse
 import asyncio
 import cProfile
 import logging
+import os
 import pstats
 import statistics
 import time
 from collections import defaultdict
+from urllib.parse import urlparse
 
 import httpx
 
 from app.config import Settings
-from bench.checkout_driver import ADDRESS, _catalogue
+from bench.checkout_driver import ADDRESS, _catalogue, _cpu_ms, _pg_backends, _ticks
 from bench.in_process import open_store
 
 STEPS = ("create_cart", "add_item", "address_email", "shipping_options", "add_shipping", "payment_sessions",
@@ -79,6 +82,9 @@ async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
                     last_sql[:] = list(handler.queries)
                 return response.json()
 
+            database = urlparse(settings.database_url).path.lstrip("/") if settings.database_url.startswith(
+                "postgres") else None
+            pg0, c0, began = _ticks(_pg_backends(database)) if database else {}, time.process_time(), time.perf_counter()
             for n in range(checkouts):
                 cart = (await step("create_cart", "POST", "/store/carts", {"region_id": region_id}))["cart"]
                 cid = cart["id"]
@@ -95,6 +101,9 @@ async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
                 if done.get("type") != "order":
                     raise SystemExit(f"complete answered {done.get('type')}")
             logger.removeHandler(handler)
+            pg_ms = _cpu_ms(pg0, _ticks(_pg_backends(database))) / checkouts if database else float("nan")
+            own_ms = (time.process_time() - c0) * 1000 / checkouts
+            wall_ms = (time.perf_counter() - began) * 1000 / checkouts
 
     skip = min(3, checkouts - 1)  # the first checkouts fill the per-process caches and statement caches
     print(f"{checkouts} checkouts, one request at a time (the first {skip} left out)")
@@ -109,7 +118,9 @@ async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
         total_cpu += cpu * (3 if name == "add_item" else 1)
         total_wall += wall * (3 if name == "add_item" else 1)
         print(f"| {name} | {'/'.join(map(str, stmts))} | {wall:.1f} | {cpu:.1f} | {wall - cpu:.1f} |")
-    print(f"whole checkout: {total_wall:.0f} ms wall, {total_cpu:.0f} ms CPU (this process)")
+    print(f"whole checkout: {total_wall:.0f} ms wall, {total_cpu:.0f} ms CPU (this process), medians summed")
+    print(f"per checkout, all {checkouts}: {wall_ms:.0f} ms wall, {own_ms:.1f} CPU-ms this process, "
+          f"{pg_ms:.1f} CPU-ms PostgreSQL; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if last_sql:
         print(f"\n-- {sql}: {len(last_sql)} statements")
         for q in last_sql:
