@@ -3,10 +3,11 @@
 process's CPU time over it (the server's work plus the in-process client's, about 1 ms a
 request). The wall time less the CPU time is, on a quiet machine, time spent waiting on
 PostgreSQL. On a PostgreSQL database of this host the backends' CPU over the checkouts is
-reported too (run it with nothing else on that database). With `--profile STEP` the requests of that step run under cProfile and the heaviest
-functions (cumulative) are printed; `--sql STEP` prints that step's statements of the last checkout.
+reported too (run it with nothing else on that database). With `--profile STEP` the requests of
+that step run under cProfile and the heaviest functions (cumulative) are printed; `--sql STEP`
+prints that step's statements of the last checkout.
 
-    .venv/bin/python -m bench.checkout_profile --checkouts 30 [--profile complete] [--sql shipping]
+    .venv/bin/python -m bench.checkout_profile --checkouts 30 [--profile complete] [--sql add_shipping]
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
 
             database = urlparse(settings.database_url).path.lstrip("/") if settings.database_url.startswith(
                 "postgres") else None
-            pg0, c0, began = _ticks(_pg_backends(database)) if database else {}, time.process_time(), time.perf_counter()
+            pg0 = _ticks(_pg_backends(database)) if database else {}
+            c0, began = time.process_time(), time.perf_counter()
             for n in range(checkouts):
                 cart = (await step("create_cart", "POST", "/store/carts", {"region_id": region_id}))["cart"]
                 cid = cart["id"]
@@ -94,7 +96,8 @@ async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
                 await step("address_email", "POST", f"/store/carts/{cid}", {
                     "email": f"profile{n}@example.com", "shipping_address": {**ADDRESS, "country_code": country}})
                 options = (await step("shipping_options", "GET", f"/store/shipping-options/{cid}"))["shipping_options"]
-                await step("add_shipping", "POST", f"/store/carts/{cid}/shipping-methods", {"option_id": options[0]["id"]})
+                await step("add_shipping", "POST", f"/store/carts/{cid}/shipping-methods",
+                           {"option_id": options[0]["id"]})
                 await step("payment_sessions", "POST", f"/store/carts/{cid}/payment-sessions")
                 await step("select_session", "POST", f"/store/carts/{cid}/payment-session", {"provider_id": "manual"})
                 done = await step("complete", "POST", f"/store/carts/{cid}/complete")

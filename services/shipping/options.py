@@ -175,7 +175,8 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
         same_profile = [m.id for m in rows.shipping_methods if m.shipping_option.profile_id == option.profile_id]
         if same_profile:
             await ShippingMethod.filter(id__in=same_profile).delete()
-        method = await ShippingMethod.create(cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {})
+        method = await ShippingMethod.create(
+            cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {})
         object.__setattr__(method, "_shipping_option", option)
         rows.shipping_methods = [m for m in rows.shipping_methods if m.id not in same_profile] + [method]
         rows.method_tax_lines = {m.id: rows.method_tax_lines.get(m.id, []) for m in rows.shipping_methods}

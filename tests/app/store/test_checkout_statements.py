@@ -106,7 +106,8 @@ async def test_adding_a_shipping_method_takes_the_same_few_statements_for_one_li
 async def test_payment_sessions_and_selecting_one_take_the_same_few_statements_for_one_line_or_twenty(
         client, seeded):
     # Given shipped EU carts (taxes computed) of one line and of twenty
-    carts = [await ship(client, c, "EU Flat Rate") for c in await _address(client, await _carts(client, "EU"), EU_ADDRESS)]
+    addressed = await _address(client, await _carts(client, "EU"), EU_ADDRESS)
+    carts = [await ship(client, c, "EU Flat Rate") for c in addressed]
     # When payment sessions are created
     counts, answers = await _step(client, carts, "POST", "/store/carts/{id}/payment-sessions", {})
     # I expect the region's one provider initiated and selected for the total, as a read gives it
