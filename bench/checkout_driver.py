@@ -10,12 +10,18 @@ Reports checkouts per second, p50/p99 of each step and of the whole checkout, an
 checkout with any failed step counts once). Nothing here is specific to this server:
 
     .venv/bin/python -m bench.checkout_driver --base http://127.0.0.1:9000 --shoppers 16 --seconds 30
+
+With `--pids` (the server's, worker's and scheduler's process ids: each with its descendants) and
+`--pg-database` (PostgreSQL backends whose process title names that database, on this host) it also
+reports the CPU-milliseconds each spent per checkout, from /proc (Linux), and the load average.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import subprocess
 import statistics
 import time
 from collections import defaultdict
@@ -85,6 +91,43 @@ async def checkout(client: httpx.AsyncClient, region_id: str, country: str, vari
     timings["checkout"].append(time.perf_counter() - started)
 
 
+def _descendants(roots: list[int]) -> set[int]:
+    parents = {}
+    for line in subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout.splitlines():
+        pid, ppid = map(int, line.split())
+        parents[pid] = ppid
+    found, grew = set(roots), True
+    while grew:
+        grew = False
+        for pid, ppid in parents.items():
+            if pid not in found and ppid in found:
+                found.add(pid)
+                grew = True
+    return found
+
+
+def _pg_backends(database: str) -> set[int]:
+    out = subprocess.run(["ps", "-u", "postgres", "-o", "pid=,args="], capture_output=True, text=True).stdout
+    return {int(line.split()[0]) for line in out.splitlines() if f" {database} " in f" {line} "}
+
+
+def _ticks(pids: set[int]) -> dict[int, int]:
+    ticks = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
+        except (OSError, IndexError):
+            pass
+    return ticks
+
+
+def _cpu_ms(before: dict[int, int], after: dict[int, int]) -> float:
+    """CPU-ms used by the processes alive at the end (0 at the start for one started meanwhile)."""
+    return sum(t - before.get(pid, 0) for pid, t in after.items()) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def _quantile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -92,7 +135,8 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-async def main(base: str, shoppers: int, seconds: float, currency: str) -> None:
+async def main(base: str, shoppers: int, seconds: float, currency: str, pids: list[int] | None = None,
+               pg_database: str | None = None) -> None:
     limits = httpx.Limits(max_connections=shoppers * 2)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
         region_id, country, variants = await _catalogue(client, currency)
@@ -110,12 +154,21 @@ async def main(base: str, shoppers: int, seconds: float, currency: str) -> None:
                 except httpx.HTTPError as e:
                     errors[type(e).__name__] += 1
 
+        servers = _descendants(pids or [])
+        pg = _pg_backends(pg_database) if pg_database else set()
+        s0, p0 = _ticks(servers), _ticks(pg)
         began = time.perf_counter()
         await asyncio.gather(*(shopper() for _ in range(shoppers)))
         elapsed = time.perf_counter() - began
+        s1 = _ticks(_descendants(pids or []))
+        p1 = _ticks(_pg_backends(pg_database)) if pg_database else {}
     done = len(timings["checkout"])
     print(f"{base}: {shoppers} shoppers for {elapsed:.1f} s: {done} checkouts, {done / elapsed:.1f} checkouts/s, "
           f"{sum(errors.values())} failed {dict(errors) or ''}")
+    if pids or pg_database:
+        per = max(done, 1)
+        print(f"CPU-ms per checkout: server {_cpu_ms(s0, s1) / per:.1f}, postgres {_cpu_ms(p0, p1) / per:.1f}; "
+              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| step | n | p50 ms | p99 ms | mean ms |")
     print("|---|---|---|---|---|")
     for name in STEPS:
@@ -130,5 +183,7 @@ if __name__ == "__main__":
     parser.add_argument("--shoppers", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--currency", default="usd")
+    parser.add_argument("--pids", type=int, nargs="*", help="server, worker, scheduler pids (with descendants)")
+    parser.add_argument("--pg-database", help="count the CPU of the PostgreSQL backends of this database")
     args = parser.parse_args()
-    asyncio.run(main(args.base, args.shoppers, args.seconds, args.currency))
+    asyncio.run(main(args.base, args.shoppers, args.seconds, args.currency, args.pids, args.pg_database))

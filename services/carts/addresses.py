@@ -12,6 +12,7 @@ from models import Address, Cart, Country
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.metadata import merge_metadata
+from services.regions.parts import region_parts
 
 __all__ = ["ADDRESS_FIELDS", "region_countries", "set_address", "move_shipping_country", "new_shipping_address"]
 
@@ -20,6 +21,7 @@ ADDRESS_FIELDS = (
     "postal_code",
 )
 SHIPPING, BILLING = "shipping", "billing"
+_UNREAD = object()
 
 
 async def region_countries(region_id: str) -> list[str]:
@@ -34,15 +36,15 @@ async def new_shipping_address(cart: Cart, country_code: str) -> None:
 async def set_address(cart: Cart, slot: str, value: dict | str | None) -> None:
     """`value`: fields to merge into the slot's address (`metadata` merged too), an address id, or
     None to clear the slot. A shipping country must be one of the region's."""
-    column = f"{slot}_address_id"
+    relation = f"{slot}_address"  # set with its id: a cart read whole answers it without a read back
     if value is None:
-        setattr(cart, column, None)
+        setattr(cart, relation, None)
         return
     if isinstance(value, str):
         address = await _usable(cart, value)
         if slot == SHIPPING:
             await _check_shipping_country(cart, address.country_code)
-        setattr(cart, column, address.id)
+        setattr(cart, relation, address)
         return
     changes = {k: v for k, v in value.items() if k in ADDRESS_FIELDS}
     if changes.get("country_code"):
@@ -54,7 +56,7 @@ async def set_address(cart: Cart, slot: str, value: dict | str | None) -> None:
     if "metadata" in value:
         address.metadata = merge_metadata(address.metadata, value["metadata"])
     await address.save()
-    setattr(cart, column, address.id)
+    setattr(cart, relation, address)
 
 
 async def move_shipping_country(cart: Cart, country_code: str | None, countries: list[str]) -> None:
@@ -72,7 +74,16 @@ async def move_shipping_country(cart: Cart, country_code: str | None, countries:
 
 
 async def _check_shipping_country(cart: Cart, country_code: str | None) -> None:
-    if country_code and country_code.lower() not in await region_countries(cart.region_id):
+    """Against the region's countries as services/regions/parts.py keeps them when the cart's
+    region is loaded (no statement while remembered, as a new cart's country is checked)."""
+    if not country_code:
+        return
+    region = cart.__dict__.get("_region")
+    if region is not None and region.id == cart.region_id:
+        countries = [c.iso_2 for c in (await region_parts(region)).countries]
+    else:
+        countries = await region_countries(cart.region_id)
+    if country_code.lower() not in countries:
         raise InvalidData("Shipping country must be in the cart region")
 
 
@@ -91,7 +102,11 @@ async def _writable(cart: Cart, slot: str) -> Address:
     """The slot's address if the cart alone uses it; otherwise a new, unsaved copy of it."""
     current_id = getattr(cart, f"{slot}_address_id")
     other_id = getattr(cart, f"{BILLING if slot == SHIPPING else SHIPPING}_address_id")
-    current = await Address.get_or_none(id=current_id) if current_id else None
+    loaded = cart.__dict__.get(f"_{slot}_address", _UNREAD)  # read with the cart (services/carts/reads.py)
+    if loaded is not _UNREAD and (loaded.id if loaded is not None else None) == current_id:
+        current = loaded
+    else:
+        current = await Address.get_or_none(id=current_id) if current_id else None
     if current is not None and current.customer_id is None and current.id != other_id:
         return current
     copied = {f: getattr(current, f) for f in ADDRESS_FIELDS} if current is not None else {}

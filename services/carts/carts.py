@@ -24,15 +24,17 @@ from services.carts.addresses import (
 )
 from services.carts.discounts import apply_discounts, keep_discounts_of_region, refresh_adjustments
 from services.carts.gift_cards import apply_gift_cards
-from services.carts.items import NewLine, add_lines, drop_lines_outside_channel, reprice_lines
-from services.carts.locks import check_lines_open, lock_cart
-from services.carts.reads import read_region_with_default_channel
-from services.carts.view import CartView, load_cart_view, load_checked_view, new_cart_view
+from services.carts.items import NewLine, add_lines, drop_lines_outside_channel, reprice_lines, reprice_read
+from services.carts.locks import check_lines_open, lock_cart, lock_cart_rows
+from services.carts.reads import amount_discount, read_region_with_default_channel
+from services.carts.view import (
+    CartView, check_amounts, load_cart_view, load_checked_view, new_cart_view, stored_tax_lines, view_of,
+)
 from services.customers.customers import guest_customer
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.core.ids import fits
-from services.payments.sessions import resync_payment_sessions
+from services.payments.sessions import resync_payment_sessions, resync_view
 from services.regions.parts import region_parts
 from services.sales_channels.scopes import KeyScope, cart_channel, check_channel
 from services.store.defaults import get_store
@@ -135,9 +137,15 @@ async def update_cart(
 ) -> CartView:
     """Apply the changes in Medusa v1's order, all or nothing. `customer_id`: the signed-in
     customer, who wins over a customer id in the changes; a new sales channel must be within the
-    publishable key's `scope`, if any."""
+    publishable key's `scope`, if any.
+
+    A change that leaves the lines, offers and region alone (email, customer, addresses,
+    context: a checkout's) reads the cart once under its lock and answers from that read and what
+    it wrote, in a constant number of statements; the others read the cart back."""
     if changes.sales_channel_id is not KEEP:
         check_channel(scope, [changes.sales_channel_id])
+    if all(c is KEEP for c in (changes.region_id, changes.sales_channel_id, changes.discounts, changes.gift_cards)):
+        return await _update_in_place(cart_id, changes, customer_id)
     async with atomic():
         cart = await lock_cart(cart_id)
         if any(c is not KEEP for c in (changes.region_id, changes.sales_channel_id, changes.discounts)) or (
@@ -151,12 +159,7 @@ async def update_cart(
             await _change_region(cart, changes)
         if customer_set or changes.region_id is not KEEP:
             await reprice_lines(cart)
-        if changes.billing_address is not KEEP:
-            await set_address(cart, "billing", changes.billing_address)
-        if changes.shipping_address is not KEEP:
-            await set_address(cart, SHIPPING, changes.shipping_address)
-        elif changes.country_code not in (KEEP, None) and not region_changed:
-            await set_address(cart, SHIPPING, {"country_code": changes.country_code})
+        await _set_addresses(cart, changes, region_changed)
         channel_changed = changes.sales_channel_id is not KEEP and changes.sales_channel_id != cart.sales_channel_id
         if channel_changed:
             cart.sales_channel_id = (await _sales_channel(changes.sales_channel_id)).id
@@ -167,11 +170,47 @@ async def update_cart(
             await refresh_adjustments(cart)
         if changes.gift_cards is not KEEP:
             await apply_gift_cards(cart, changes.gift_cards)
-        if changes.context not in (KEEP, None):
-            cart.context = {**(cart.context or {}), **changes.context}
+        _merge_context(cart, changes)
         await cart.save()
         await resync_payment_sessions(cart)
         return await load_checked_view(cart.id)
+
+
+async def _update_in_place(cart_id: str, changes: CartChanges, signed_in: str | None) -> CartView:
+    """`update_cart` without region, channel, discount or gift-card changes, answered from the
+    cart read under the lock. A new customer re-prices the lines (their groups' price lists);
+    a cart with an amount discount then has its adjustments rewritten and is read back."""
+    async with atomic():
+        rows = await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines())
+        cart = rows.cart
+        if changes.customer_id is not KEEP or changes.email is not KEEP:
+            check_lines_open(cart)
+        customer_set = cart.type != "swap" and await _set_customer(cart, changes, signed_in)
+        if customer_set:
+            rows.items = await reprice_read(cart, rows.items)
+        await _set_addresses(cart, changes, False)
+        _merge_context(cart, changes)
+        await cart.save()
+        if customer_set and amount_discount(rows.discounts) is not None:
+            # Adjustment rows exist only for an amount discount (services/carts/discounts.py).
+            await refresh_adjustments(cart, rows.discounts)
+            await resync_payment_sessions(cart)
+            return await load_checked_view(cart.id)
+        return check_amounts(await resync_view(await view_of(rows)))
+
+
+async def _set_addresses(cart: Cart, changes: CartChanges, region_changed: bool) -> None:
+    if changes.billing_address is not KEEP:
+        await set_address(cart, "billing", changes.billing_address)
+    if changes.shipping_address is not KEEP:
+        await set_address(cart, SHIPPING, changes.shipping_address)
+    elif changes.country_code not in (KEEP, None) and not region_changed:
+        await set_address(cart, SHIPPING, {"country_code": changes.country_code})
+
+
+def _merge_context(cart: Cart, changes: CartChanges) -> None:
+    if changes.context not in (KEEP, None):
+        cart.context = {**(cart.context or {}), **changes.context}
 
 
 async def _set_customer(cart: Cart, changes: CartChanges, signed_in: str | None) -> bool:

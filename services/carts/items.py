@@ -16,6 +16,7 @@ from services.carts.discounts import refresh_adjustments
 from services.carts.locks import check_lines_open, lock_cart, lock_cart_rows
 from services.carts.reads import read_variants
 from services.carts.view import CartView, check_amounts, load_cart_view, load_checked_view, stored_tax_lines, view_of
+from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
 from services.carts.line_limits import check_room
@@ -25,7 +26,7 @@ from services.payments.sessions import resync_payment_sessions
 from services.catalog.pricing import PriceContext, price_context, unit_price
 
 __all__ = [
-    "NewLine", "add_line_item", "update_line_item", "delete_line_item", "add_lines", "reprice_lines",
+    "NewLine", "add_line_item", "update_line_item", "delete_line_item", "add_lines", "reprice_lines", "reprice_read",
     "drop_lines_outside_channel", "INSUFFICIENT_INVENTORY", "MAX_QUANTITY",
 ]
 
@@ -199,6 +200,32 @@ async def reprice_lines(cart: Cart) -> None:
         else:
             item.unit_price, item.has_shipping = price, False
             await item.save(update_fields=["unit_price", "has_shipping", "updated_at"])
+
+
+async def reprice_read(cart: Cart, items: list[LineItem]) -> list[LineItem]:
+    """`reprice_lines` for the lines of a locked cart as read under its lock (changed in memory as
+    in the database): one statement for the variants' prices, then at most one DELETE (lines
+    without a price there) and one UPDATE (lines whose price or `has_shipping` changes), whatever
+    the number of lines. The lines kept."""
+    priced = [i for i in items if i.variant_id is not None]
+    if not priced:
+        return items
+    variants = await _variants([i.variant_id for i in priced], for_sale=False)
+    ctx = await _context(cart, list(variants.values()))
+    gone, changed, now = set(), [], clock.now()
+    for item in priced:
+        variant = variants.get(item.variant_id)
+        price = unit_price(list(variant.prices.related_objects), ctx, item.quantity) if variant else None
+        if price is None:
+            gone.add(item.id)
+        elif item.unit_price != price or item.has_shipping:
+            item.unit_price, item.has_shipping, item.updated_at = price, False, now
+            changed.append(item)
+    if gone:
+        await LineItem.filter(id__in=sorted(gone)).delete()
+    if changed:
+        await LineItem.bulk_update(changed, fields=["unit_price", "has_shipping", "updated_at"])
+    return [i for i in items if i.id not in gone]
 
 
 async def drop_lines_outside_channel(cart: Cart, channel_id: str) -> None:

@@ -35,7 +35,7 @@ from models import (
 from services.core.rows import RowBuilder, aliased_columns, placeholders, sql_type
 
 __all__ = [
-    "CartRows", "read_cart", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
+    "CartRows", "read_cart", "read_cart_lines", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
 ]
 
 
@@ -125,6 +125,16 @@ async def read_cart(
         adjustments=adjustments, shipping_methods=methods, item_tax_lines=item_lines, method_tax_lines=method_lines,
         has_methods=bool(counts["methods"]), payment=payment,
     )
+
+
+async def read_cart_lines(cart_id: str) -> tuple[Cart, list[LineItem]] | None:
+    """The live cart (with its region) and its lines with variant, product and profile, in the
+    first statement of `read_cart` alone: for a reader that needs nothing else (the cart's
+    shipping options)."""
+    cart_rows, line_rows = await _cart_and_lines(cart_id, False)
+    if not cart_rows:
+        return None
+    return _fold_cart(cart_rows, False)[0], _fold_items(line_rows, False, False)[0]
 
 
 # The statements differ only by the cart id, so each shape is built by pypika once per process

@@ -1,7 +1,8 @@
 """A cart's payment sessions (reference store §1.2, §3.4): one per payment provider of the cart's
 region, each for the cart's total; the shopper selects one, and completion authorizes it.
 
-Every function takes the cart's row lock and runs in one transaction. Amounts are minor units:
+Every function takes the cart's row lock and runs in one transaction, reads the cart once under
+it and answers from what it read and wrote (no read back). Amounts are minor units:
 a session is for the cart's total with its taxes computed, even in a region without automatic
 taxes (§3.4). Every change that can move the total re-syncs the sessions (`resync_payment_sessions`,
 §3.4's triggers), and the gateway hears of a session only when its amount changed (landscape #13:
@@ -13,15 +14,17 @@ Medusa v1 calls it on every change). Two more departures from Medusa v1, both on
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from models import Cart, PaymentSession
-from services.carts.locks import lock_cart
-from services.carts.view import CartView, load_cart_view, with_forced_taxes
+from services.carts.locks import lock_cart_rows
+from services.carts.view import CartView, load_cart_view, stored_tax_lines, view_of, with_forced_taxes
 from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
 from services.payments import get_provider
 
-__all__ = ["set_payment_sessions", "sync_payment_sessions", "resync_payment_sessions", "select_session",
-           "update_session", "delete_session", "refresh_session"]
+__all__ = ["set_payment_sessions", "sync_payment_sessions", "resync_payment_sessions", "resync_view",
+           "select_session", "update_session", "delete_session", "refresh_session"]
 
 # Medusa's core resolves `system` whatever the region lists.
 ALWAYS_AVAILABLE = "system"
@@ -30,21 +33,32 @@ ALWAYS_AVAILABLE = "system"
 async def set_payment_sessions(cart_id: str) -> CartView:
     """Create Payment Sessions: bring the cart's sessions in line with its region and total."""
     async with atomic():
-        cart = await lock_cart(cart_id)
-        await sync_payment_sessions(cart, await load_cart_view(cart.id, force_taxes=True))
-    return await load_cart_view(cart_id)
+        view = await _locked_view(cart_id)
+        return _with_sessions(view, await sync_payment_sessions(view.cart, view))
 
 
-async def sync_payment_sessions(cart: Cart, view: CartView) -> None:
+async def _locked_view(cart_id: str) -> CartView:
+    """The editable cart, locked and read once: the view its answer shows (stored tax lines where
+    the region's taxes are not automatic); `with_forced_taxes` of it is what a payment is for."""
+    return await view_of(await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines()))
+
+
+def _with_sessions(view: CartView, sessions: list[PaymentSession]) -> CartView:
+    """The view with the sessions a change left, in the order a read gives them."""
+    return replace(view, payment_sessions=sorted(sessions, key=lambda s: (s.created_at, s.id)))
+
+
+async def sync_payment_sessions(cart: Cart, view: CartView) -> list[PaymentSession]:
     """§3.4 setPaymentSessions, for a cart already locked by the caller: a cart with nothing to pay
     has no session; sessions of providers the region dropped go; the others follow the total; a
-    region with one provider gets it initiated and selected, others a local session per provider."""
+    region with one provider gets it initiated and selected, others a local session per provider.
+    Answers the cart's sessions afterwards."""
     total = with_forced_taxes(view).totals.total
     sessions = list(view.payment_sessions)
     if total <= 0 or not view.items:
         for session in sessions:
             await _forget(session)
-        return
+        return []
     offered = [p.id for p in view.region.payment_providers]
     kept: list[PaymentSession] = []
     for session in sessions:
@@ -65,12 +79,15 @@ async def sync_payment_sessions(cart: Cart, view: CartView) -> None:
         kept.append(session)
     have = {s.provider_id for s in kept}
     if len(offered) == 1 and not any(s.is_selected for s in kept):
-        await _initiate(cart, next((s for s in kept if s.provider_id == offered[0]), None), offered[0], total)
-        return
+        existing = next((s for s in kept if s.provider_id == offered[0]), None)
+        started = await _initiate(cart, existing, offered[0], total)
+        return kept if existing is not None else [*kept, started]
     for provider_id in offered:
         if provider_id not in have:
-            await PaymentSession.create(cart_id=cart.id, provider_id=provider_id, status="pending", data={},
-                                        is_initiated=False, is_selected=None, amount=total)
+            kept.append(await PaymentSession.create(
+                cart_id=cart.id, provider_id=provider_id, status="pending", data={}, is_initiated=False,
+                is_selected=None, amount=total))
+    return kept
 
 
 async def resync_payment_sessions(cart: Cart) -> None:
@@ -80,32 +97,43 @@ async def resync_payment_sessions(cart: Cart) -> None:
         await sync_payment_sessions(cart, await load_cart_view(cart.id, force_taxes=True))
 
 
+async def resync_view(view: CartView) -> CartView:
+    """`resync_payment_sessions` for a change that holds the cart's view as it wrote it (read
+    under the lock, changed in memory as in the database): no statement without sessions, and
+    the view with the sessions that follow."""
+    if not view.payment_sessions:
+        return view
+    return _with_sessions(view, await sync_payment_sessions(view.cart, view))
+
+
 async def select_session(cart_id: str, provider_id: str) -> CartView:
     """The shopper pays with this provider: its session is initiated for the cart's total and
     becomes the only selected one."""
     async with atomic():
-        await _select(cart_id, provider_id)
-    return await load_cart_view(cart_id)
+        view = await _locked_view(cart_id)
+        _, sessions = await _select(view, provider_id)
+        return _with_sessions(view, sessions)
 
 
 async def update_session(cart_id: str, provider_id: str, data: dict) -> CartView:
     """Select the provider's session, then merge what the provider makes of `data` into its data."""
     async with atomic():
-        session = await _select(cart_id, provider_id)
+        view = await _locked_view(cart_id)
+        session, sessions = await _select(view, provider_id)
         changes = await get_provider(provider_id).update(dict(session.data or {}), data)
         session.data = {**(session.data or {}), **changes}
         await session.save(update_fields=["data", "updated_at"])
-    return await load_cart_view(cart_id)
+        return _with_sessions(view, sessions)
 
 
 async def delete_session(cart_id: str, provider_id: str) -> CartView:
     """Remove the provider's session; none there is not an error."""
     async with atomic():
-        cart = await lock_cart(cart_id)
-        session = await PaymentSession.filter(cart_id=cart.id, provider_id=provider_id).first()
+        view = await _locked_view(cart_id)
+        session = next((s for s in view.payment_sessions if s.provider_id == provider_id), None)
         if session is not None:
             await _forget(session)
-    return await load_cart_view(cart_id)
+        return _with_sessions(view, [s for s in view.payment_sessions if s is not session])
 
 
 async def refresh_session(cart_id: str, provider_id: str) -> CartView:
@@ -113,24 +141,26 @@ async def refresh_session(cart_id: str, provider_id: str) -> CartView:
     A selected session is replaced by a freshly initiated one that stays selected; another only
     takes the new amount."""
     async with atomic():
-        cart = await lock_cart(cart_id)
-        view = await load_cart_view(cart.id, force_taxes=True)
+        view = await _locked_view(cart_id)
         session = next((s for s in view.payment_sessions if s.provider_id == provider_id), None)
         if session is None:
             raise NotFound(f"Could not find payment session for provider {provider_id}")
-        total = view.totals.total
+        total = with_forced_taxes(view).totals.total
+        sessions = [s for s in view.payment_sessions if s is not session]
         if session.is_selected:
             await _forget(session)
-            await _initiate(cart, None, provider_id, total)
+            sessions.append(await _initiate(view.cart, None, provider_id, total))
         else:
             session.amount = total
             await session.save(update_fields=["amount", "updated_at"])
-    return await load_cart_view(cart_id)
+            sessions.append(session)
+        return _with_sessions(view, sessions)
 
 
-async def _select(cart_id: str, provider_id: str) -> PaymentSession:
-    cart = await lock_cart(cart_id)
-    view = await load_cart_view(cart.id, force_taxes=True)
+async def _select(view: CartView, provider_id: str) -> tuple[PaymentSession, list[PaymentSession]]:
+    """Select the provider's session of the locked cart in `view`; the session and the cart's
+    sessions afterwards. A session already selected for the total is not written again."""
+    cart = view.cart
     if provider_id != ALWAYS_AVAILABLE and provider_id not in {p.id for p in view.region.payment_providers}:
         raise NotAllowed("The payment method is not available in this region")
     provider = get_provider(provider_id)
@@ -143,14 +173,17 @@ async def _select(cart_id: str, provider_id: str) -> PaymentSession:
                 await _provider_of(session).delete(session)
             session.is_selected, session.is_initiated = None, False
             await session.save(update_fields=["is_selected", "is_initiated", "updated_at"])
-    total = view.totals.total
+    total = with_forced_taxes(view).totals.total
     if target is not None and target.is_initiated:
+        if target.amount == total and target.is_selected:
+            return target, list(view.payment_sessions)
         if target.amount != total:
             target.data = await provider.update_amount(target, total, cart)
         target.amount, target.is_selected = total, True
         await target.save()
-        return target
-    return await _initiate(cart, target, provider_id, total)
+        return target, list(view.payment_sessions)
+    started = await _initiate(cart, target, provider_id, total)
+    return started, list(view.payment_sessions) if target is not None else [*view.payment_sessions, started]
 
 
 async def _initiate(cart: Cart, session: PaymentSession | None, provider_id: str, total: int) -> PaymentSession:

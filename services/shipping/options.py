@@ -16,13 +16,16 @@ from dataclasses import dataclass
 from tortoise.query_utils import Prefetch
 
 from models import Cart, CustomShippingOption, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
-from services.carts.locks import lock_cart
-from services.carts.view import CartView, load_checked_view
+from services.carts.locks import lock_cart_rows
+from services.carts.reads import has_free_shipping, read_cart_lines
+from services.carts.view import CartView, check_amounts, stored_tax_lines, view_of
+from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
-from services.payments.sessions import resync_payment_sessions
+from services.payments.sessions import resync_view
 from services.catalog.pricing import tax_on
+from services.regions.parts import region_parts
 from services.regions.taxes import TaxLine, load_overrides, option_lines
 
 __all__ = [
@@ -105,14 +108,15 @@ async def list_shipping_options(
 
 async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
     """The options a cart can be shipped with: outbound, in its region, for the shipping profile
-    of one of its products, whose requirements its subtotal meets and whose price is known."""
-    cart = await Cart.filter(id=cart_id, deleted_at=None).first() if fits(Cart, cart_id) else None
-    if cart is None:
+    of one of its products, whose requirements its subtotal meets and whose price is known. The
+    cart and its lines are one statement, the region's tax rates come from its remembered parts."""
+    found = await read_cart_lines(cart_id) if fits(Cart, cart_id) else None
+    if found is None:
         raise NotFound(f"Cart with {cart_id} was not found")
+    cart, items = found
     custom = await _custom_options(cart.id)
     if custom:
         return await _priced_custom(custom)
-    items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
     profiles = {i.variant.product.profile_id for i in items if i.variant is not None and i.variant.product.profile_id}
     if not profiles:
         return []
@@ -123,21 +127,38 @@ async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
         ).order_by("created_at", "id").select_related("profile")
     )
     fitting = [o for o in options if _priceable(o) and meets_requirements(o, subtotal)]
-    return await price_options(fitting)
+    return await _priced_in_region(fitting, cart.region)
+
+
+async def _priced_in_region(options: list[ShippingOption], region: Region) -> list[PricedOption]:
+    """`price_options` for options of one region, its row at hand: the tax rates and their
+    overrides are the region's parts (services/regions/parts.py), no statement while remembered."""
+    overrides = (await region_parts(region)).overrides if region.automatic_taxes else None
+    out = []
+    for option in options:
+        amount = option.amount
+        lines = option_lines(region, overrides, option.id) if overrides is not None else []
+        tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines])
+        out.append(PricedOption(option, amount, lines, tax, (amount or 0) + tax))
+    return out
 
 
 async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartView:
     """Ship the cart with this option: at most one method per shipping profile, so a method of
-    the same profile is replaced. Free shipping on the cart stores a price of 0."""
+    the same profile is replaced. Free shipping on the cart stores a price of 0.
+
+    The option and the cart's own offers are read before the cart is locked (they are not the
+    cart's to change); under the lock the cart is read once, and the answer is built from that
+    read and what was written: a constant number of statements whatever the number of lines."""
+    option = None
+    if fits(ShippingOption, option_id):
+        option = await _with_requirements(ShippingOption.filter(id=option_id, deleted_at=None)).first()
+    custom = await _custom_options(cart_id) if option is not None and fits(Cart, cart_id) else []
     async with atomic():
-        cart = await lock_cart(cart_id)
-        option = None
-        if fits(ShippingOption, option_id):
-            option = await _with_requirements(ShippingOption.filter(id=option_id, deleted_at=None)).first()
-        if option is None:
+        rows = await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines())
+        if option is None:  # refused after the cart's own refusals (none, completed), as before
             raise NotFound(f"Shipping Option with {option_id} was not found")
-        items = await LineItem.filter(cart_id=cart.id).select_related("variant__product")
-        custom = await _custom_options(cart.id)
+        cart, items = rows.cart, rows.items
         if custom:
             # The merchant set this cart's shipping and its prices (a swap's): only those.
             offered = next((c for c in custom if c.shipping_option_id == option.id), None)
@@ -149,21 +170,35 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
             if not meets_requirements(option, sum(i.unit_price * i.quantity for i in items)):
                 raise NotAllowed("The Cart does not satisfy the shipping option's requirements")
             price = option_price(option)
-        if await cart.discounts.filter(deleted_at=None, rule__type="free_shipping").exists():
+        if has_free_shipping(rows.discounts):
             price = 0
-        methods = await ShippingMethod.filter(cart_id=cart.id).select_related("shipping_option")
-        same_profile = [m.id for m in methods if m.shipping_option.profile_id == option.profile_id]
+        same_profile = [m.id for m in rows.shipping_methods if m.shipping_option.profile_id == option.profile_id]
         if same_profile:
             await ShippingMethod.filter(id__in=same_profile).delete()
-        await ShippingMethod.create(cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {})
-        shipped = {m.shipping_option.profile_id for m in methods if m.id not in same_profile} | {option.profile_id}
-        for item in items:
-            has_shipping = item.variant is not None and item.variant.product.profile_id in shipped
-            if item.has_shipping != has_shipping:
-                item.has_shipping = has_shipping
-                await item.save(update_fields=["has_shipping", "updated_at"])
-        await resync_payment_sessions(cart)
-        return await load_checked_view(cart_id)
+        method = await ShippingMethod.create(
+            cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {})
+        object.__setattr__(method, "_shipping_option", option)
+        rows.shipping_methods = [m for m in rows.shipping_methods if m.id not in same_profile] + [method]
+        rows.method_tax_lines = {m.id: rows.method_tax_lines.get(m.id, []) for m in rows.shipping_methods}
+        shipped = {m.shipping_option.profile_id for m in rows.shipping_methods}
+        await _mark_shipping(items, shipped)
+        return check_amounts(await resync_view(await view_of(rows)))
+
+
+async def _mark_shipping(items: list[LineItem], shipped: set[str]) -> None:
+    """Each line's `has_shipping`: whether a method ships its product's profile; at most one
+    UPDATE for each value that changes, whatever the number of lines."""
+    flips: dict[bool, list[LineItem]] = {True: [], False: []}
+    for item in items:
+        has_shipping = item.variant is not None and item.variant.product.profile_id in shipped
+        if item.has_shipping != has_shipping:
+            flips[has_shipping].append(item)
+    now = clock.now()
+    for value, changed in flips.items():
+        if changed:
+            await LineItem.filter(id__in=[i.id for i in changed]).update(has_shipping=value, updated_at=now)
+            for item in changed:
+                item.has_shipping, item.updated_at = value, now
 
 
 async def _custom_options(cart_id: str) -> list[CustomShippingOption]:
