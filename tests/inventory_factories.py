@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+import pytest
+
 from models import InventoryItem, Product, ProductVariant, ProductVariantInventoryItem, StockLocation
 from services import inventory
 from services.inventory.levels import create_level
 
-__all__ = ["switched_on", "variant", "item_of", "location", "stocked_item"]
+__all__ = ["switched_on", "variant", "item_of", "location", "stocked_item", "inv"]
 
 
 @contextmanager
@@ -47,3 +49,18 @@ async def stocked_item(stock: dict[str, int], *, title: str = "Mug") -> tuple[Pr
     for location_id, units in stock.items():
         await create_level(item.id, location_id, stocked_quantity=units)
     return v, item
+
+
+@pytest.fixture
+async def inv(server, admin_headers):
+    """A client of a server with INVENTORY_LOCATIONS on (the shared one has it off), signed in."""
+    from app.server import create_app
+    from tests.conftest import SETTINGS, running, settings
+
+    app = create_app(settings(inventory_locations=True), manage_orm=False)
+    try:
+        async with running(app) as client:
+            client.headers.update(admin_headers)
+            yield client
+    finally:
+        inventory.configure(SETTINGS)
