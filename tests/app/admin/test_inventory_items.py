@@ -102,6 +102,11 @@ async def test_reservations_hold_stock_and_cannot_over_reserve(inv):
                                                          "expand": "inventory_item"})).json()
     assert body["count"] == 1 and body["reservations"][0]["inventory_item"]["id"] == item.id
     assert (await inv.get("/admin/reservations", params={"location_id": "sloc_other"})).json()["count"] == 0
+    # the dashboard's filters: a part of the description, a quantity over, who made it
+    for params, count in (({"description[contains]": "WINDOW"}, 1), ({"description": "door"}, 0),
+                          ({"quantity[gt]": "2"}, 1), ({"quantity[gt]": "3"}, 0),
+                          ({"created_by[]": held["created_by"]}, 1)):
+        assert (await inv.get("/admin/reservations", params=params)).json()["count"] == count, params
     # a level with reserved units stays
     r = await inv.delete(f"/admin/inventory-items/{item.id}/location-levels/{a.id}")
     assert r.status_code == 400 and "reserved items" in r.json()["message"]
