@@ -20,7 +20,7 @@ from services.core.metadata import merge_metadata
 
 __all__ = [
     "ItemFields", "ITEM_COLUMNS", "list_items", "get_item", "create_item", "update_item", "delete_item",
-    "ensure_variant_items", "variant_item_ids", "variants_by_item", "not_found",
+    "ensure_variant_items", "variants_deleted", "variant_item_ids", "variants_by_item", "not_found",
 ]
 
 ITEM_COLUMNS = (
@@ -155,6 +155,24 @@ async def ensure_variant_items(variant_ids: list[str] | None = None) -> list[str
             await ProductVariantInventoryItem.create(variant_id=variant.id, inventory_item_id=item.id)
             made.append(item.id)
     return made
+
+
+async def variants_deleted(variant_ids: list[str]) -> None:
+    """Deleted variants let go of their items: an item no other variant is made of goes with its
+    levels, unless units of it are still reserved (an order waits for them: it stays, and the
+    merchant deletes it once they are shipped or released)."""
+    if not variant_ids:
+        return
+    item_ids = set(await ProductVariantInventoryItem.filter(variant_id__in=variant_ids).values_list(
+        "inventory_item_id", flat=True))
+    await ProductVariantInventoryItem.filter(variant_id__in=variant_ids).delete()
+    still_used = set(await ProductVariantInventoryItem.filter(inventory_item_id__in=list(item_ids)).values_list(
+        "inventory_item_id", flat=True)) if item_ids else set()
+    for item_id in sorted(item_ids - still_used):
+        try:
+            await delete_item(item_id)
+        except NotAllowed:
+            pass  # reserved units: kept for the orders that hold them
 
 
 async def variant_item_ids(variant_id: str) -> list[str]:
