@@ -13,7 +13,7 @@ from tortoise.expressions import Q
 from models import InventoryItem, InventoryLevel, ProductVariant, ProductVariantInventoryItem
 from services.core.clock import now
 from services.core.db import atomic
-from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
+from services.core.errors import Duplicate, NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, find_page
 from services.core.metadata import merge_metadata
@@ -203,7 +203,3 @@ async def _locked(item_id: str) -> InventoryItem:
         raise not_found(item_id)
     return found
 
-
-def check_quantity(name: str, value: int | None) -> None:
-    if value is not None and value < 0:
-        raise InvalidData(f"{name} must not be less than 0")
