@@ -4,6 +4,7 @@ test, locations with levels."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from itertools import count
 
 import pytest
 
@@ -15,6 +16,8 @@ from services import inventory
 from services.inventory.levels import create_level
 
 __all__ = ["switched_on", "variant", "item_of", "location", "stocked_item", "sold_from", "levels_of", "inv"]
+
+_handles = count()
 
 
 @contextmanager
@@ -29,7 +32,7 @@ def switched_on():
 
 
 async def variant(title: str = "Shirt", *, quantity: int = 0, sku: str | None = None, **columns) -> ProductVariant:
-    product = await Product.create(title=f"{title} product", handle=f"{title.lower()}-{quantity}-{sku or 'x'}",
+    product = await Product.create(title=f"{title} product", handle=f"{title.lower()}-{next(_handles)}",
                                    status="published")
     return await ProductVariant.create(product_id=product.id, title=title, inventory_quantity=quantity, sku=sku,
                                        **columns)

@@ -108,3 +108,30 @@ async def test_eight_concurrent_reservations_of_four_units_make_exactly_four():
     assert await ReservationItem.filter(inventory_item_id=item.id).count() == 4
     assert await _level(item.id, a.id) == (4, 4)
     assert await _variant_quantity(shirt.id) == 0
+
+
+@requires_postgres()
+async def test_a_location_deleted_while_units_are_reserved_there_keeps_either_both_or_neither():
+    from models import StockLocation
+    from services.inventory.locations import delete_location
+
+    for _ in range(5):
+        a = await location("A")
+        _, item = await stocked_item({a.id: 3})
+
+        async def hold():
+            try:
+                await reserve(inventory_item_id=item.id, location_id=a.id, quantity=1)
+            except (NotFound, NotAllowed):
+                pass
+
+        async def remove():
+            try:
+                await delete_location(a.id)
+            except NotAllowed:
+                pass
+
+        await asyncio.gather(hold(), remove())
+        deleted = (await StockLocation.get(id=a.id)).deleted_at is not None
+        held = await ReservationItem.filter(location_id=a.id).exists()
+        assert deleted != held  # a deleted location holds no reservation; a live one kept it
