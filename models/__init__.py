@@ -16,6 +16,10 @@ from models.fulfillment import Fulfillment, FulfillmentItem, TrackingLink
 from models.gateway_event import GatewayEvent
 from models.gift_card import GiftCard
 from models.idempotency import IdempotencyKey
+from models.inventory import (
+    InventoryItem, InventoryLevel, ProductVariantInventoryItem, ReservationItem, SalesChannelLocation, StockLocation,
+    StockLocationAddress,
+)
 from models.invite import Invite
 from models.job import Job
 from models.note import Note
@@ -45,12 +49,12 @@ from models.webhook import WebhookDelivery, WebhookEndpoint
 
 __models__ = [
     Address, AnalyticsConfig, BatchJob, Cart, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, Country, Currency, Customer, CustomerGroup, CustomShippingOption, Discount, DiscountCondition, DiscountRule,
-    DisplaySequence, DraftOrder, Event, EventReceipt, Fulfillment, GatewayEvent, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, Invite,
+    DisplaySequence, DraftOrder, Event, EventReceipt, Fulfillment, GatewayEvent, FulfillmentItem, FulfillmentProvider, GiftCard, GiftCardTransaction, IdempotencyKey, Image, InventoryItem, InventoryLevel, Invite,
     Job, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Note, Notification, OAuthApp, OneTimeToken,
     Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, PaymentCollectionSession, PaymentProvider,
     PaymentSession, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,
-    ProductTag, ProductType, ProductVariant, PublishableApiKey, RateCounter, MigrationMark, Refund, Region, Return, ReturnItem, ReturnReason, SalesChannel, Session,
-    ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, Store, Swap,
+    ProductTag, ProductType, ProductVariant, ProductVariantInventoryItem, PublishableApiKey, RateCounter, MigrationMark, Refund, Region, ReservationItem, Return, ReturnItem, ReturnReason, SalesChannel, SalesChannelLocation, Session,
+    ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingOptionRequirement, ShippingProfile, StockLocation, StockLocationAddress, Store, Swap,
     TaxProvider, TaxRate, TrackingLink, User, WebhookDelivery, WebhookEndpoint,
 ]
 __all__ = [m.__name__ for m in __models__]

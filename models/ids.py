@@ -55,6 +55,13 @@ PREFIXES = {
     "claim_item": "citm",
     "claim_image": "cimg",
     "claim_tag": "ctag",
+    "stock_location": "sloc",
+    "stock_location_address": "laddr",
+    "inventory_item": "iitem",
+    "inventory_level": "ilev",
+    "reservation_item": "resitem",
+    "product_variant_inventory_item": "pvitem",
+    "sales_channel_location": "scloc",
 }
 
 

@@ -20,6 +20,9 @@ from services.catalog.product_prices import check_prices, new_price_rows, replac
 from services.catalog.product_rules import VARIANT_DEFAULTS, clashes_refused, ensure_codes_free
 from services.catalog.products import PricedProducts, get_admin_product
 from services.core.db import atomic
+from services import inventory
+from services.inventory.items import variants_deleted
+from services.inventory.switch_on import variants_changed
 from services.core.errors import Duplicate, InvalidData, NotFound
 from services.core.ids import fits
 from services.core.metadata import merge_metadata
@@ -59,6 +62,7 @@ class NewVariants:
         for rows in (self.variants, self.values, self.prices):
             if rows:
                 await type(rows[0]).bulk_create(rows)
+        await variants_changed([v.id for v in self.variants])  # INVENTORY_LOCATIONS: each gets its item
 
 
 async def locked_product(product_id: str) -> Product:
@@ -192,6 +196,7 @@ async def update_variants(
     await ProductVariant.bulk_update(
         list(variants.values()), fields=[*VARIANT_COLUMNS, "metadata", "variant_rank", "updated_at"]
     )
+    await variants_changed(ids)  # INVENTORY_LOCATIONS: a new quantity is stocked at the default location
     await replace_prices(
         {data["id"]: data["prices"] for _, data in changes if data.get("prices") is not None}, regions, stamps
     )
@@ -205,6 +210,8 @@ async def soft_delete_variants(variant_ids: list[str]) -> None:
     await ProductVariant.filter(id__in=variant_ids).update(deleted_at=now, updated_at=now)
     await ProductOptionValue.filter(variant_id__in=variant_ids, deleted_at=None).update(deleted_at=now, updated_at=now)
     await MoneyAmount.filter(variant_id__in=variant_ids, deleted_at=None).update(deleted_at=now, updated_at=now)
+    if inventory.enabled():  # their inventory items go too, unless units of them are reserved
+        await variants_deleted(variant_ids)
 
 
 # ---------------------------------------------------------------- the variant routes
