@@ -261,7 +261,7 @@ async def _move_levels(changes: dict[tuple[str, str], list[int]], titles: dict[t
         stocked, reserved = changes[key]
         moved = await InventoryLevel.filter(
             id=found[key].id, reserved_quantity__gte=-reserved,
-            stocked_quantity__gte=F("reserved_quantity") + reserved - stocked,
+            stocked_quantity__gte=F("reserved_quantity") + (reserved - stocked),
         ).update(stocked_quantity=F("stocked_quantity") + stocked, reserved_quantity=F("reserved_quantity") + reserved)
         if not moved:
             raise NotAllowed(f"Insufficient stock for item: {titles.get(key, key[0])}")
