@@ -35,7 +35,7 @@ from services.inventory.switch import enabled
 from services.store.defaults import default_channel_id
 
 __all__ = [
-    "reserve_lines", "release_lines", "fulfil_reserved", "restock_received", "channel_locations",
+    "reserve_lines", "release_lines", "unreserve", "fulfil_reserved", "restock_received", "channel_locations",
     "locations_of_channels", "variant_parts",
 ]
 
@@ -169,7 +169,7 @@ async def reserve_lines(items, sales_channel_id: str | None, *, description: str
     return []
 
 
-async def _unreserve(amounts: dict[tuple[str, str], int]) -> None:
+async def unreserve(amounts: dict[tuple[str, str], int]) -> None:
     """Lower the reserved units of levels (item, location), in level-id order, never below zero."""
     if not amounts:
         return
@@ -195,7 +195,7 @@ async def release_lines(line_ids: list[str]) -> None:
     amounts: dict[tuple[str, str], int] = {}
     for _, item_id, location_id, quantity in rows:
         amounts[(item_id, location_id)] = amounts.get((item_id, location_id), 0) + quantity
-    await _unreserve(amounts)
+    await unreserve(amounts)
     await ReservationItem.filter(id__in=[r[0] for r in rows]).delete()
 
 
