@@ -84,6 +84,7 @@ class Settings:
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     trusted_proxy_header: str = "x-forwarded-for"  # or "forwarded" (RFC 7239)
     max_lines_per_order: int = DEFAULT_MAX_LINES  # lines of one cart, draft order or order edit
+    inventory_locations: bool = False  # stock counted per location (services/inventory), Medusa's inventory modules
     body_timeout_seconds: float = 15.0  # the whole request body (uploads excepted) must arrive within this
     header_timeout_seconds: float = 10.0  # the whole request head must arrive within this of its first byte
     web_concurrency: int = 1
@@ -190,6 +191,7 @@ class Settings:
             trusted_proxies=_networks("TRUSTED_PROXIES", e.get("TRUSTED_PROXIES")),
             trusted_proxy_header=(e.get("TRUSTED_PROXY_HEADER") or cls.trusted_proxy_header).strip().lower(),
             max_lines_per_order=_number(e, "MAX_LINES_PER_ORDER", cls.max_lines_per_order),
+            inventory_locations=_bool(e.get("INVENTORY_LOCATIONS"), cls.inventory_locations),
             body_timeout_seconds=_number(e, "BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds, float),
             header_timeout_seconds=_number(e, "HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds, float),
             web_concurrency=_number(e, "WEB_CONCURRENCY", cls.web_concurrency),

@@ -12,7 +12,7 @@ from sanic.exceptions import RequestTimeout
 from sanic.response import HTTPResponse
 from tortoise import Tortoise
 
-from app.admin import admin
+from app.admin import admin, inventory_admin
 from app.hooks.stripe import bp as stripe_hooks_bp
 from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
@@ -28,7 +28,7 @@ from app.web.validation import read_json_body, refuse_nul_characters
 from app.web.docs import bp as docs_bp
 from app.web.metrics import bp as metrics_bp, request_finished, request_started
 from app.web.request_log import finish_request, start_request
-from services import files, webhooks
+from services import files, inventory, webhooks
 from services.carts import line_limits
 from services.payments import gateways
 
@@ -75,6 +75,8 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.blueprint(docs_bp)
     files.configure(settings)  # the web process's file storage (uploads, exports)
     line_limits.configure(settings)  # MAX_LINES_PER_ORDER, for the services that add lines
+    if inventory.configure(settings):  # INVENTORY_LOCATIONS: the inventory and stock-location routes
+        app.blueprint(inventory_admin)
     webhooks.configure(settings)  # which addresses webhooks may reach (embedded mode sends from here)
     gateways.configure(settings)  # Stripe when STRIPE_API_KEY is set, and the entry points' gateways
 

@@ -29,6 +29,7 @@ class Store(Entity):
     swap_link_template = fields.CharField(max_length=500, null=True)
     payment_link_template = fields.CharField(max_length=500, null=True)
     invite_link_template = fields.CharField(max_length=500, null=True)
+    default_location_id = fields.CharField(max_length=64, null=True)  # INVENTORY_LOCATIONS: where switch-on stocks
     default_sales_channel = fields.ForeignKeyField(
         "models.SalesChannel", related_name=False, null=True, on_delete=fields.SET_NULL
     )

@@ -68,6 +68,16 @@ async def migrate(settings: Settings, out: TextIO | None = None) -> None:
     finally:  # an open SQLite connection's thread would keep a failed run from exiting
         await Tortoise.close_connections()
     await with_db(settings, ensure_defaults)
+    if settings.inventory_locations:
+        await with_db(settings, _switch_inventory_on)
+
+
+async def _switch_inventory_on() -> None:
+    """INVENTORY_LOCATIONS on: every variant counted by location (once; later runs carry over
+    only what changed while it was off). See services/inventory/switch_on.py."""
+    from services.inventory.switch_on import switch_on
+
+    await switch_on()
 
 
 async def seed(settings: Settings, path: Path, what: str, out: TextIO, *, migrated: bool = False) -> dict:

@@ -5,12 +5,12 @@ from sanic import Blueprint
 from app.admin import (
     analytics_configs, apps, auth, batch_jobs, collections, currencies, customer_groups, customers, discounts,
     draft_orders, gift_cards, invites, notes, notifications, order_claims, order_edits, order_swaps, orders, price_lists,
-    product_categories, product_values, product_variants, product_writes, products, publishable_api_keys, regions,
-    return_reasons, returns, sales_channels, shipping_options, shipping_profiles, store, swaps, tax_rates, uploads,
+    inventory_items, product_categories, product_values, product_variants, product_writes, products, publishable_api_keys, regions,
+    reservations, return_reasons, returns, sales_channels, shipping_options, shipping_profiles, stock_locations, store, swaps, tax_rates, uploads,
     users, variants, webhooks,
 )
 
-__all__ = ["admin"]
+__all__ = ["admin", "inventory_admin"]
 
 admin = Blueprint.group(
     analytics_configs.bp, apps.bp, auth.bp, batch_jobs.bp, collections.bp, currencies.bp, customer_groups.bp,
@@ -21,3 +21,6 @@ admin = Blueprint.group(
     users.bp, variants.bp, webhooks.bp,
     url_prefix="/admin",
 )
+
+# Medusa's inventory and stock-location modules: registered only with INVENTORY_LOCATIONS on.
+inventory_admin = Blueprint.group(inventory_items.bp, reservations.bp, stock_locations.bp, url_prefix="/admin")

@@ -2,8 +2,8 @@
 
 `GET /admin/store` also tells Medusa's dashboard what this server does: its `feature_flags` and
 `modules` switch the dashboard's features on and off, so each flag is on exactly when the feature
-works here, and `modules` names no inventory or stock-location module (there is none: stock is
-the variant's `inventory_quantity`)."""
+works here, and `modules` names the inventory and stock-location modules exactly when
+INVENTORY_LOCATIONS is on (off: stock is the variant's `inventory_quantity`)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,15 @@ def feature_flags(request: Request) -> list[dict]:
     ]
 
 
+def modules(request: Request) -> list[dict]:
+    """Medusa's inventory and stock-location modules when their routes are here (setting
+    INVENTORY_LOCATIONS): the dashboard then shows Inventory and Settings → Locations."""
+    if not _has_route(request, "/admin/inventory-items"):
+        return []
+    return [{"module": "inventoryService", "resolution": False},
+            {"module": "stockLocationService", "resolution": False}]
+
+
 def store_json(details: StoreDetails) -> dict:
     values = details.store.__dict__
     out: dict[str, Any] = {c: values.get(c) for c in STORE_COLUMNS}
@@ -90,7 +99,7 @@ async def get(request: Request):
     out["payment_providers"] = [dump(p) for p in details.payment_providers or ()]
     out["fulfillment_providers"] = [dump(p) for p in details.fulfillment_providers or ()]
     out["feature_flags"] = feature_flags(request)
-    out["modules"] = []
+    out["modules"] = modules(request)
     return json({"store": out})
 
 

@@ -17,6 +17,7 @@ from models import (
     ShippingOption, ShippingOptionRequirement, TaxRate, Swap, CustomShippingOption,
     PaymentProvider, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
     ProductType, ProductVariant, Region, SalesChannel, ShippingProfile, TaxProvider, User,
+    InventoryItem, InventoryLevel, ReservationItem, StockLocation, StockLocationAddress,
 )
 
 __all__ = ["COLUMNS", "dump", "dump_many", "relation_tree"]
@@ -152,6 +153,23 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     CustomShippingOption: ("id", "price", "shipping_option_id", "cart_id") + _ENTITY,
     # `includes_tax` only exists with the tax_inclusive_pricing flag, which is off here.
     PriceList: ("id", "name", "description", "type", "status", "starts_at", "ends_at") + _TS,
+    # Medusa's inventory and stock-location modules: their routes' default fields.
+    StockLocation: ("id", "name", "address_id", "metadata", "created_at", "updated_at"),
+    StockLocationAddress: (
+        "id", "address_1", "address_2", "company", "city", "country_code", "phone", "province", "postal_code",
+    ) + _ENTITY,
+    InventoryItem: (
+        "id", "sku", "title", "description", "thumbnail", "origin_country", "hs_code", "requires_shipping",
+        "mid_code", "material", "weight", "length", "height", "width", "metadata", "created_at", "updated_at",
+    ),
+    InventoryLevel: (
+        "id", "inventory_item_id", "location_id", "stocked_quantity", "reserved_quantity", "incoming_quantity",
+        "metadata", "created_at", "updated_at",
+    ),
+    ReservationItem: (
+        "id", "location_id", "inventory_item_id", "quantity", "line_item_id", "description", "created_by",
+        "metadata", "created_at", "updated_at",
+    ),
 }
 
 # Relations stored under another attribute, and those that the API shows as a list.

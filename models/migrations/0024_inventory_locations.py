@@ -141,5 +141,10 @@ class Migration(base.Migration):
             options={'table': 'stock_location_address', 'app': 'models', 'pk_attr': 'id'},
             bases=['SoftDeletable'],
         ),
+        ops.AddField(
+            model_name='Store',
+            name='default_location_id',
+            field=fields.CharField(null=True, max_length=64),
+        ),
         ops.RunSQL(INDEXES, reverse_sql=[f'DROP INDEX "{sql.split(chr(34))[1]}"' for sql in INDEXES]),
     ]

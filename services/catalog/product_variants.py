@@ -20,6 +20,7 @@ from services.catalog.product_prices import check_prices, new_price_rows, replac
 from services.catalog.product_rules import VARIANT_DEFAULTS, clashes_refused, ensure_codes_free
 from services.catalog.products import PricedProducts, get_admin_product
 from services.core.db import atomic
+from services.inventory.switch_on import variants_changed
 from services.core.errors import Duplicate, InvalidData, NotFound
 from services.core.ids import fits
 from services.core.metadata import merge_metadata
@@ -59,6 +60,7 @@ class NewVariants:
         for rows in (self.variants, self.values, self.prices):
             if rows:
                 await type(rows[0]).bulk_create(rows)
+        await variants_changed([v.id for v in self.variants])  # INVENTORY_LOCATIONS: each gets its item
 
 
 async def locked_product(product_id: str) -> Product:
@@ -192,6 +194,7 @@ async def update_variants(
     await ProductVariant.bulk_update(
         list(variants.values()), fields=[*VARIANT_COLUMNS, "metadata", "variant_rank", "updated_at"]
     )
+    await variants_changed(ids)  # INVENTORY_LOCATIONS: a new quantity is stocked at the default location
     await replace_prices(
         {data["id"]: data["prices"] for _, data in changes if data.get("prices") is not None}, regions, stamps
     )
