@@ -9,15 +9,16 @@ from models import (
     InventoryItem, InventoryLevel, ProductVariant, ProductVariantInventoryItem, ReservationItem, SalesChannelLocation,
     StockLocation, Store,
 )
-from services.inventory import switch
+import services.inventory
+from services.inventory.levels import available_by_variant
 
-__all__ = ["locations_on", "location", "stock_at", "levels", "reservations", "default_channel"]
+__all__ = ["locations_on", "location", "stock_at", "levels", "reservations", "default_channel", "in_step"]
 
 
 @pytest.fixture
 def locations_on(monkeypatch):
     """INVENTORY_LOCATIONS on for this test (the server runs in the test's process)."""
-    monkeypatch.setattr(switch, "_on", True)
+    monkeypatch.setattr(services.inventory, "_enabled", True)
     yield
 
 
@@ -56,3 +57,11 @@ async def reservations(**filters) -> list[tuple[str, str, int]]:
     """(line id, location id, quantity) of the reservations, by location then line."""
     rows = await ReservationItem.filter(**filters).values_list("line_item_id", "location_id", "quantity")
     return sorted(rows, key=lambda r: (r[1], r[0] or ""))
+
+
+async def in_step(variant_id: str) -> int:
+    """The variant's own total, checked equal to what its items have available at every location
+    (how services/inventory/levels.py keeps it with the setting on)."""
+    total = (await ProductVariant.get(id=variant_id)).inventory_quantity
+    assert total == (await available_by_variant([variant_id]))[variant_id], (total, variant_id)
+    return total

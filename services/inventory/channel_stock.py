@@ -1,14 +1,14 @@
 """What a storefront sees as a variant's `inventory_quantity` when INVENTORY_LOCATIONS is on
-(Medusa's setVariantAvailability): the units available (stocked - reserved) at the stock
-locations of the request's sales channels, summed. A variant made of several inventory items
-shows the whole units its scarcest item allows. Variants that do not track stock, or that have
-no inventory item, keep their own column."""
+(Medusa's setVariantAvailability): what the stock locations of the request's sales channels have
+available (stocked - reserved), summed, as `levels.available_by_variant` counts it (a variant
+made of several items: the whole units its scarcest item allows). Variants that do not track
+stock, or that have no inventory item, keep their own column."""
 
 from __future__ import annotations
 
-from models import InventoryLevel
-from services.inventory.order_stock import locations_of_channels, variant_parts
-from services.inventory.switch import enabled
+from services.inventory import enabled
+from services.inventory.levels import available_by_variant
+from services.inventory.order_stock import locations_of_channels
 from services.store.defaults import default_channel_id
 
 __all__ = ["show_channel_stock"]
@@ -19,22 +19,11 @@ async def show_channel_stock(variants: list, channel_ids: list[str]) -> None:
     store's default channel's for none) have available; nothing is written."""
     if not enabled():
         return
-    channel_ids = channel_ids or [c for c in [await default_channel_id()] if c]
     managed = [v for v in variants if v.manage_inventory]
     if not managed:
         return
-    parts = await variant_parts(v.id for v in managed)
-    if not parts:
-        return
-    locations = await locations_of_channels(channel_ids)
-    available: dict[str, int] = {}
-    if locations:
-        rows = await InventoryLevel.filter(
-            inventory_item_id__in=list({item for p in parts.values() for item, _ in p}), location_id__in=locations,
-        ).values_list("inventory_item_id", "stocked_quantity", "reserved_quantity")
-        for item_id, stocked, reserved in rows:
-            available[item_id] = available.get(item_id, 0) + stocked - reserved
+    channel_ids = channel_ids or [c for c in [await default_channel_id()] if c]
+    available = await available_by_variant([v.id for v in managed], await locations_of_channels(channel_ids))
     for variant in managed:
-        items = parts.get(variant.id)
-        if items:
-            variant.inventory_quantity = min(max(available.get(item, 0), 0) // required for item, required in items)
+        if variant.id in available:
+            variant.inventory_quantity = available[variant.id]

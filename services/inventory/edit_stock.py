@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from models import LineItem, ProductVariant, ReservationItem
 from services.inventory.order_stock import release_lines, reserve_lines, unreserve, variant_parts
-from services.inventory.switch import enabled
+from services.inventory import enabled
 
 __all__ = ["carry_reservations"]
 

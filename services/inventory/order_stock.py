@@ -28,10 +28,10 @@ from tortoise.expressions import F
 
 from models import (
     FulfillmentItem, InventoryLevel, LineItem, ProductVariant, ProductVariantInventoryItem,
-    ReservationItem, SalesChannelLocation, StockLocation,
+    ReservationItem, SalesChannelLocation, StockLocation, Store,
 )
 from services.core.errors import NotAllowed
-from services.inventory.switch import enabled
+from services.inventory import enabled
 from services.store.defaults import default_channel_id
 
 __all__ = [
@@ -289,7 +289,7 @@ async def restock_received(
                                                fulfillment__canceled_at=None).order_by(
             "fulfillment__created_at").values_list("item_id", "fulfillment__location_id")
         where.update(dict(shipped))
-        fallback = (await channel_locations(sales_channel_id) or [None])[0]
+        fallback = await _home_location(sales_channel_id)
         where = {i: loc or fallback for i, loc in where.items()}
     adds: dict[tuple[str, str], int] = {}
     for line_id in chosen:
@@ -302,3 +302,12 @@ async def restock_received(
         if not await InventoryLevel.filter(inventory_item_id=inventory_item_id, location_id=loc).update(
                 stocked_quantity=F("stocked_quantity") + n):
             await InventoryLevel.create(inventory_item_id=inventory_item_id, location_id=loc, stocked_quantity=n)
+
+
+async def _home_location(sales_channel_id: str | None) -> str | None:
+    """Where goods go back when nothing says where: the store's default location, else the
+    first location of the order's channel."""
+    default = await Store.all().values_list("default_location_id", flat=True)
+    if default and default[0] and await StockLocation.exists(id=default[0], deleted_at=None):
+        return default[0]
+    return next(iter(await channel_locations(sales_channel_id)), None)

@@ -1,6 +1,6 @@
 """Stock per location for what follows an order (INVENTORY_LOCATIONS, issue 36): a claim's
-replacements are reserved at the order's channel, fulfilled from a location and released by a
-cancel; a confirmed order edit carries the lines' reservations over, less what it drops and plus
+replacements and a swap's new items are reserved at the order's channel, fulfilled from a
+location and released by a cancel; a confirmed order edit carries the lines' reservations over, less what it drops and plus
 what it adds."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from __future__ import annotations
 from models import LineItem, ReservationItem
 from tests.app.admin.test_claims import claim, na_option
 from tests.app.admin.test_returns import line, shipped_order
+from tests.app.admin.test_swaps import made, pay_swap_cart
 from tests.order_edit_factories import add, new_edit, place, remove, set_quantity
-from tests.stock_location_factories import levels, location, locations_on, reservations, stock_at
+from tests.stock_location_factories import in_step, levels, location, locations_on, reservations, stock_at
 
 __all__ = ["locations_on"]
 
@@ -41,7 +42,7 @@ async def test_a_claims_replacements_are_reserved_fulfilled_from_a_location_and_
     r = await client.post(f"{path}/fulfillments", headers=admin_headers, json={"location_id": warehouse})
     assert r.status_code == 200, r.text
     assert await levels(item) == {shop: (1, 0), warehouse: (1, 0)}
-    assert await ReservationItem.all().count() == 0
+    assert await ReservationItem.all().count() == 0 and await in_step(SHIRT_M) == 2
 
 
 async def test_canceling_a_claim_releases_its_replacements(client, admin_headers, seeded, locations_on):
@@ -53,6 +54,7 @@ async def test_canceling_a_claim_releases_its_replacements(client, admin_headers
     r = await client.post(f"/admin/orders/{order['id']}/claims/{c['id']}/cancel", headers=admin_headers)
     assert r.status_code == 200, r.text
     assert await levels(item) == {shop: (4, 0)} and await ReservationItem.all().count() == 0
+    assert await in_step(SHIRT_M) == 4
 
 
 async def confirm(client, admin_headers, edit: dict):
@@ -77,12 +79,13 @@ async def test_a_confirmed_edit_carries_the_reservations_over(client, admin_head
     assert await reservations(inventory_item_id=caps) == [(lines[CAP], warehouse, 1)]
     assert await levels(caps) == {shop: (1, 0), warehouse: (5, 1)}
     assert await reservations(inventory_item_id=shirts) == [(lines[SHIRT_M], shop, 2)]
+    assert (await in_step(CAP), await in_step(SHIRT_M)) == (5, 0)
     # and a second edit removing the cap lets it go
     edit = await remove(client, admin_headers, await new_edit(client, admin_headers, {"id": order["id"]}), CAP)
     r = await confirm(client, admin_headers, edit)
     assert r.status_code == 200, r.text
     assert await levels(caps) == {shop: (1, 0), warehouse: (5, 0)}
-    assert await reservations(inventory_item_id=caps) == []
+    assert await reservations(inventory_item_id=caps) == [] and await in_step(CAP) == 6
 
 
 async def test_an_edit_adding_what_the_channel_cannot_hold_is_refused(client, admin_headers, seeded, locations_on):
@@ -95,3 +98,34 @@ async def test_an_edit_adding_what_the_channel_cannot_hold_is_refused(client, ad
     assert (r.json()["code"], r.json()["message"]) == (
         "insufficient_inventory", f"Variant with id: {SHIRT_M} does not have the required inventory")
     assert await levels(shirts) == {shop: (1, 0), elsewhere: (5, 0)}
+
+
+async def test_a_swaps_new_items_are_reserved_when_its_cart_completes_then_sent_or_released(
+        client, admin_headers, seeded, locations_on):
+    # Given medium shirts at two locations, and a swap of a small one for a medium
+    shop, warehouse = await location("Shop"), await location("Warehouse")
+    item = await stock_at(SHIRT_M, {shop: 2, warehouse: 1})
+    o, s = await made(client, admin_headers, allow_backorder=False)
+    # When the shopper completes the swap's cart
+    assert (await pay_swap_cart(client, s)).status_code == 200
+    # I expect the new shirt held where most are, and sent from the warehouse when asked
+    [new_line] = [i for i in (await LineItem.filter(swap_id=s["id"], is_return=False))]
+    assert await reservations(inventory_item_id=item) == [(new_line.id, shop, 1)]
+    assert await levels(item) == {shop: (2, 1), warehouse: (1, 0)} and await in_step(SHIRT_M) == 2
+    path = f"/admin/orders/{o['id']}/swaps/{s['id']}"
+    r = await client.post(f"{path}/fulfillments", headers=admin_headers, json={"location_id": warehouse})
+    assert r.status_code == 200, r.text
+    assert await levels(item) == {shop: (2, 0), warehouse: (0, 0)} and await in_step(SHIRT_M) == 2
+
+
+async def test_canceling_a_confirmed_swap_releases_its_new_items(client, admin_headers, seeded, locations_on):
+    shop = await location("Shop")
+    item = await stock_at(SHIRT_M, {shop: 3})
+    o, s = await made(client, admin_headers, allow_backorder=False)
+    assert (await pay_swap_cart(client, s)).status_code == 200
+    assert await levels(item) == {shop: (3, 1)}
+    await client.post(f"/admin/returns/{s['return_order']['id']}/cancel", headers=admin_headers)
+    r = await client.post(f"/admin/orders/{o['id']}/swaps/{s['id']}/cancel", headers=admin_headers)
+    assert r.status_code == 200, r.text
+    assert await levels(item) == {shop: (3, 0)} and await ReservationItem.all().count() == 0
+    assert await in_step(SHIRT_M) == 3
