@@ -5,10 +5,14 @@ turn into a stock decrement when the line is fulfilled, and a received return's 
 Units: a variant is made of `required_quantity` units of each of its inventory items
 (product_variant_inventory_item); levels and reservations count item units. Only the lines whose
 variant tracks stock without back orders (`manage_inventory` and not `allow_backorder`, the ones
-classic checkout counts down) reserve; the variant's own `inventory_quantity` keeps being moved
-by the classic code beside this, so it stays the total available at every location.
+classic checkout counts down) reserve. The variant's own `inventory_quantity` keeps being moved
+by the classic code beside this, by the variant units each step moves, which is what
+levels.sync_variants would write (the variant's items move by units x required quantity, and
+floor((a - q r) / r) = floor(a / r) - q); the one exception is an inventory item shared by
+several variants (not something the Medusa dashboard makes): the others catch up at the item's
+next level change.
 
-Placing: the channel's levels of the cart's items are locked in id order (FOR UPDATE), then
+Placing: the channel's levels of the cart's items are locked (FOR UPDATE), then
 each line is reserved at one location of the order's sales channel that can hold all of it (the
 one with the most available units); a line that no single location can hold is split over the
 channel's locations, most available first (the storefront shows the sum as available, so what
@@ -16,8 +20,10 @@ it shows can be bought). Each level moves by a conditional UPDATE that keeps `re
 stocked`; what the locations cannot hold is answered as the short variants, which checkout
 refuses as it refuses a classic shortfall.
 
-Lock order: every change here locks levels before the classic code locks variant rows, so a
-checkout, a cancel and a return cannot deadlock one another.
+Lock order: every change here takes levels in (inventory_item_id, location_id) order, as
+services/inventory/levels.py asks, and before the classic code locks variant rows (levels.py
+too writes a level, then its variants), so a checkout, a cancel, a return and an admin's
+adjustment cannot deadlock one another.
 """
 
 from __future__ import annotations
@@ -87,11 +93,12 @@ def _stocked_lines(items) -> list:
 
 
 async def _lock_levels(item_ids: list[str], location_ids: list[str]) -> dict[tuple[str, str], _Level]:
-    """The levels of the items at the locations, locked in id order until the transaction ends
-    (SQLite has one writer at a time)."""
+    """The levels of the items at the locations, locked until the transaction ends in the order
+    every change of several levels takes them, (inventory_item_id, location_id) (SQLite has one
+    writer at a time)."""
     if not item_ids or not location_ids:
         return {}
-    qs = InventoryLevel.filter(inventory_item_id__in=item_ids, location_id__in=location_ids).order_by("id")
+    qs = InventoryLevel.filter(inventory_item_id__in=item_ids, location_id__in=location_ids).order_by("inventory_item_id", "location_id")
     if InventoryLevel._meta.db.capabilities.dialect != "sqlite":
         qs = qs.select_for_update()
     return {(lev.inventory_item_id, lev.location_id): _Level(lev.id, lev.stocked_quantity, lev.reserved_quantity)
@@ -158,7 +165,7 @@ async def reserve_lines(items, sales_channel_id: str | None, *, description: str
     added: dict[tuple[str, str], int] = {}
     for r in planned:
         added[(r.inventory_item_id, r.location_id)] = added.get((r.inventory_item_id, r.location_id), 0) + r.quantity
-    for key in sorted(added, key=lambda k: levels[k].id):
+    for key in sorted(added):
         n = added[key]
         moved = await InventoryLevel.filter(
             id=levels[key].id, reserved_quantity__lte=F("stocked_quantity") - n).update(
@@ -170,12 +177,12 @@ async def reserve_lines(items, sales_channel_id: str | None, *, description: str
 
 
 async def unreserve(amounts: dict[tuple[str, str], int]) -> None:
-    """Lower the reserved units of levels (item, location), in level-id order, never below zero."""
+    """Lower the reserved units of levels (item, location), in (item, location) order, never below zero."""
     if not amounts:
         return
     found = {(lev.inventory_item_id, lev.location_id): lev for lev in await InventoryLevel.filter(
         inventory_item_id__in=list({k[0] for k in amounts}), location_id__in=list({k[1] for k in amounts}))}
-    for key in sorted((k for k in amounts if k in found), key=lambda k: found[k].id):
+    for key in sorted(k for k in amounts if k in found):
         n = amounts[key]
         level = found[key]
         if not await InventoryLevel.filter(id=level.id, reserved_quantity__gte=n).update(
@@ -247,7 +254,7 @@ async def fulfil_reserved(lines: dict[str, LineItem], wanted: dict[str, int], lo
 
 
 async def _move_levels(changes: dict[tuple[str, str], list[int]], titles: dict[tuple[str, str], str]) -> None:
-    """Apply [stocked, reserved] changes to levels, in level-id order, each by a conditional
+    """Apply [stocked, reserved] changes to levels, in (item, location) order, each by a conditional
     UPDATE that keeps 0 <= reserved <= stocked."""
     changes = {k: v for k, v in changes.items() if v != [0, 0]}
     if not changes:
@@ -257,7 +264,7 @@ async def _move_levels(changes: dict[tuple[str, str], list[int]], titles: dict[t
     for key in changes:
         if key not in found:
             raise NotAllowed(f"Inventory item for {titles.get(key, key[0])} not found at location")
-    for key in sorted(changes, key=lambda k: found[k].id):
+    for key in sorted(changes):
         stocked, reserved = changes[key]
         moved = await InventoryLevel.filter(
             id=found[key].id, reserved_quantity__gte=-reserved,
