@@ -39,7 +39,7 @@ async def list_reservations(
             qs = qs.filter(**{f"{column}__in": values})
     if description:
         qs = qs.filter(description__icontains=description)
-    return await find_page(qs, config)
+    return await find_page(qs, FindConfig(config.limit, config.offset, config.order, ()))  # relations: `joined`
 
 
 async def get_reservation(reservation_id: str) -> ReservationItem:
