@@ -3,8 +3,8 @@ inventory items with a level per location, and reservations, as Medusa v1's inve
 stock-location modules.
 
 - `levels`: every change of a level's quantities, by one conditional UPDATE, and the variants'
-  `inventory_quantity` kept equal to what their items have available across all locations;
-  what a sales channel's locations have available.
+  `inventory_quantity` kept equal to what their items have available across all locations.
+- `variant_stock`: what a variant has available at a sales channel's locations.
 - `reservations`: units held at a location (an order's line, or by hand).
 - `items`, `locations`: the admin's records; `switch_on`: what turning the setting on does.
 

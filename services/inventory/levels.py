@@ -15,7 +15,7 @@ from services.inventory._sql import marks, rows, stamp
 
 __all__ = [
     "NotEnoughStock", "adjust", "create_level", "set_level", "delete_level", "get_level", "list_levels",
-    "sync_variants", "available_by_variant", "available_in_channel", "level_not_found",
+    "sync_variants", "available_by_variant", "level_not_found",
 ]
 
 
@@ -183,13 +183,6 @@ async def available_by_variant(variant_ids: list[str], location_ids: list[str] |
         units = int(row["available"]) // max(int(row["required_quantity"]), 1)
         out[row["variant_id"]] = min(out.get(row["variant_id"], units), units)
     return out
-
-
-async def available_in_channel(variant_ids: list[str], sales_channel_id: str | None) -> dict[str, int]:
-    """What each variant has available at the locations of a sales channel (none linked: 0)."""
-    from services.inventory.locations import channel_location_ids
-
-    return await available_by_variant(variant_ids, await channel_location_ids(sales_channel_id))
 
 
 def _not_negative(**quantities: int | None) -> None:

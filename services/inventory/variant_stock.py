@@ -7,9 +7,16 @@ from models import InventoryItem, ProductVariant, SalesChannel
 from services.core.errors import NotFound
 from services.core.ids import fits
 from services.inventory.items import variant_item_ids
-from services.inventory.levels import available_in_channel
+from services.inventory.levels import available_by_variant
+from services.inventory.locations import channel_location_ids
 
-__all__ = ["variant_inventory"]
+__all__ = ["variant_inventory", "available_in_channel"]
+
+
+async def available_in_channel(variant_ids: list[str], sales_channel_id: str | None) -> dict[str, int]:
+    """What each variant made of inventory items has available at the locations of a sales
+    channel (none linked: 0); variants without items are left out."""
+    return await available_by_variant(variant_ids, await channel_location_ids(sales_channel_id))
 
 
 async def variant_inventory(variant_id: str) -> tuple[list[InventoryItem], list[dict]]:

@@ -8,7 +8,8 @@ import pytest
 from models import InventoryLevel, ProductVariant, ReservationItem, SalesChannelLocation
 from services.core.errors import NotAllowed, NotFound
 from services.inventory import levels
-from services.inventory.levels import NotEnoughStock, available_in_channel
+from services.inventory.levels import NotEnoughStock
+from services.inventory.variant_stock import available_in_channel
 from services.inventory.reservations import delete_reservation, release_lines, reserve, update_reservation
 from services.store.defaults import get_store
 from tests.conftest import requires_postgres
