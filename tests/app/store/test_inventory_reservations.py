@@ -164,3 +164,18 @@ async def test_twenty_checkouts_for_ten_units_at_two_locations_place_ten_orders(
     assert len(rows) == 10 and {q for _, _, q in rows} == {1}
     assert await levels(item) == {first: (6, 6), second: (4, 4)}
     assert await in_step(CAP) == 0
+
+
+async def test_a_cart_takes_no_more_than_its_channels_locations_have(client, seeded, locations_on):
+    # Given two caps at the default channel's location and ten at a location of no channel
+    shop, elsewhere = await location("Shop"), await location("Elsewhere", channel_id=None)
+    await stock_at(CAP, {shop: 2, elsewhere: 10})
+    cart = await ready_cart(client, items={CAP: 2}, pay=False)
+    # When the shopper asks for a third, by adding one or by raising the line
+    added = await client.post(f"/store/carts/{cart['id']}/line-items", json={"variant_id": CAP, "quantity": 1})
+    line = cart["items"][0]["id"]
+    raised = await client.post(f"/store/carts/{cart['id']}/line-items/{line}", json={"quantity": 3})
+    # I expect both refused as a shortfall, as the storefront shows two
+    assert (added.status_code, added.json()["code"]) == (400, "insufficient_inventory"), added.text
+    assert (raised.status_code, raised.json()["code"]) == (400, "insufficient_inventory"), raised.text
+    assert (await ProductVariant.get(id=CAP)).inventory_quantity == 12
