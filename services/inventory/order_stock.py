@@ -41,7 +41,8 @@ from services.inventory import enabled
 from services.store.defaults import default_channel_id
 
 __all__ = [
-    "reserve_lines", "release_lines", "unreserve", "fulfil_reserved", "restock_received", "channel_locations",
+    "reserve_lines", "release_lines", "unreserve", "fulfil_reserved", "back_on_shelf", "restock_received",
+    "channel_locations",
     "locations_of_channels", "variant_parts",
 ]
 
@@ -318,3 +319,30 @@ async def _home_location(sales_channel_id: str | None) -> str | None:
     if default and default[0] and await StockLocation.exists(id=default[0], deleted_at=None):
         return default[0]
     return next(iter(await channel_locations(sales_channel_id)), None)
+
+
+async def back_on_shelf(location_id: str | None, parts: dict[str, int]) -> None:
+    """A fulfilment from `location_id` called back before it shipped: its units are on that
+    location's shelf again (Medusa adds them to its stock) and still promised to their lines, so
+    they are held there for them again (stocked and reserved both up: what is available, and so
+    the variants' totals, do not move; fulfilling the lines again sends them). Lines whose
+    variant does not track stock without back orders are left alone."""
+    if not enabled() or location_id is None or not parts:
+        return
+    rows = await LineItem.filter(id__in=list(parts), variant_id__not_isnull=True).values_list("id", "variant_id")
+    tracked = set(await ProductVariant.filter(id__in=list({v for _, v in rows}), manage_inventory=True,
+                                              allow_backorder=False).values_list("id", flat=True))
+    items = await variant_parts(v for _, v in rows if v in tracked)
+    held = [ReservationItem(line_item_id=line_id, inventory_item_id=item_id, location_id=location_id,
+                            quantity=parts[line_id] * required, metadata={})
+            for line_id, variant_id in rows if variant_id in tracked for item_id, required in items.get(variant_id, [])]
+    adds: dict[str, int] = {}
+    for r in held:
+        adds[r.inventory_item_id] = adds.get(r.inventory_item_id, 0) + r.quantity
+    for inventory_item_id, n in sorted(adds.items()):
+        if not await InventoryLevel.filter(inventory_item_id=inventory_item_id, location_id=location_id).update(
+                stocked_quantity=F("stocked_quantity") + n, reserved_quantity=F("reserved_quantity") + n):
+            await InventoryLevel.create(inventory_item_id=inventory_item_id, location_id=location_id,
+                                        stocked_quantity=n, reserved_quantity=n)
+    if held:
+        await ReservationItem.bulk_create(held)

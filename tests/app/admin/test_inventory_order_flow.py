@@ -143,3 +143,24 @@ async def test_with_the_setting_off_fulfilments_and_returns_leave_the_levels_alo
                    json={"items": items(order, **{CAP: 1}), "receive_now": True, "refund": 0})
     assert r.status_code == 200, r.text
     assert await levels(item) == {shop: (5, 0)} and (await ProductVariant.get(id=CAP)).inventory_quantity == 4
+
+
+async def test_a_fulfilment_called_back_puts_its_units_back_and_holds_them_again(client, admin_headers, seeded,
+                                                                                  locations_on):
+    # Given two caps sent from the shop though they were held at the warehouse
+    shop, warehouse = await location("Shop"), await location("Warehouse")
+    item = await stock_at(CAP, {shop: 3, warehouse: 5})
+    order = await ordered(client, 2)
+    o = await fulfil(client, admin_headers, order["id"], items(order, **{CAP: 2}), location_id=shop)
+    assert await levels(item) == {shop: (1, 0), warehouse: (5, 0)}
+    # When the fulfilment is canceled before it ships
+    [f] = o["order"]["fulfillments"]
+    r = await post(client, admin_headers, order["id"], f"/fulfillments/{f['id']}/cancel")
+    assert r.status_code == 200, r.text
+    # I expect the caps on the shop's shelf again, held there for the order, the total unmoved
+    assert await levels(item) == {shop: (3, 2), warehouse: (5, 0)} and await cap_stock() == 6
+    assert await reservations(inventory_item_id=item) == [(items(order, **{CAP: 1})[0]["item_id"], shop, 2)]
+    # and canceling the order now releases them
+    r = await post(client, admin_headers, order["id"], "/cancel")
+    assert r.status_code == 200, r.text
+    assert await levels(item) == {shop: (3, 0), warehouse: (5, 0)} and await cap_stock() == 8
