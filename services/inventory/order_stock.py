@@ -42,8 +42,7 @@ from services.store.defaults import default_channel_id
 
 __all__ = [
     "reserve_lines", "release_lines", "unreserve", "fulfil_reserved", "back_on_shelf", "restock_received",
-    "channel_locations",
-    "locations_of_channels", "variant_parts",
+    "channel_locations", "locations_of_channels", "variant_parts",
 ]
 
 Parts = dict[str, list[tuple[str, int]]]  # variant id -> [(inventory item id, required quantity)]
@@ -132,10 +131,10 @@ def _allocate(parts, levels, location_ids: list[str], quantity: int) -> list[tup
     return out if left == 0 else None
 
 
-async def reserve_lines(items, sales_channel_id: str | None, *, description: str | None = None) -> list[str]:
+async def reserve_lines(items, sales_channel_id: str | None) -> list[str]:
     """Reserve each stocked line of `items` (LineItems with their variant loaded) at the locations
     of `sales_channel_id`, inside the caller's transaction. Answers the variants the locations
-    cannot serve (nothing is written then; the caller refuses and rolls back)."""
+    cannot serve: the caller refuses, and its transaction rolls back what was written."""
     if not enabled():
         return []
     lines = _stocked_lines(items)
@@ -149,17 +148,17 @@ async def reserve_lines(items, sales_channel_id: str | None, *, description: str
     levels = await _lock_levels(sorted({item for i in lines for item, _ in parts[i.variant.id]}), locations)
     planned, short = [], []
     for line in lines:
-        variant_parts_ = parts[line.variant.id]
-        spots = _allocate(variant_parts_, levels, locations, line.quantity)
+        needs = parts[line.variant.id]
+        spots = _allocate(needs, levels, locations, line.quantity)
         if spots is None:
             short.append(line.variant.id)
             continue
         for location_id, units in spots:
-            for item_id, required in variant_parts_:
+            for item_id, required in needs:
                 levels[(item_id, location_id)].reserved += units * required
                 planned.append(ReservationItem(
                     line_item_id=line.id, inventory_item_id=item_id, location_id=location_id,
-                    quantity=units * required, description=description, metadata={},
+                    quantity=units * required, metadata={},
                 ))
     if short:
         return sorted(set(short))
