@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from models import Cart, Order, Payment, Product, ProductVariant, PublishableApiKey, ReservationItem, SalesChannel
+from models import Cart, InventoryLevel, Order, Payment, Product, ProductVariant, PublishableApiKey, ReservationItem, SalesChannel
 from tests.checkout_factories import complete, ready_cart
 from tests.conftest import count_queries, requires_postgres
 from tests.stock_location_factories import in_step, levels, location, locations_on, reservations, stock_at
@@ -47,10 +47,13 @@ async def test_a_line_no_single_location_holds_is_split_most_available_first(cli
 
 
 async def test_what_the_channels_locations_cannot_reserve_is_refused_as_a_shortfall(client, seeded, locations_on):
-    # Given one cap at the channel's location, and ten at a location of no channel
+    # Given a cart of two caps, when the channel's location had two (ten more at a location of no
+    # channel), and one of them sold meanwhile
     shop, elsewhere = await location("Shop"), await location("Elsewhere", channel_id=None)
-    item = await stock_at(CAP, {shop: 1, elsewhere: 10})
+    item = await stock_at(CAP, {shop: 2, elsewhere: 10})
     cart = await ready_cart(client, items={CAP: 2})
+    await InventoryLevel.filter(inventory_item_id=item, location_id=shop).update(stocked_quantity=1)
+    await ProductVariant.filter(id=CAP).update(inventory_quantity=11)
     # When two are ordered
     r = await complete(client, cart, "short")
     # I expect today's 409, nothing reserved, the payment let go and the cart still open
