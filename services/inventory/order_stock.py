@@ -38,6 +38,7 @@ from models import (
 )
 from services.core.errors import NotAllowed
 from services.inventory import enabled
+from services.inventory.locations import get_location
 from services.store.defaults import default_channel_id
 
 __all__ = [
@@ -289,6 +290,8 @@ async def restock_received(
     chosen = [i for i in received if lines[i].variant_id in tracked]
     if not chosen:
         return
+    if location_id is not None:
+        await get_location(location_id)  # 404 for an unknown one: no level is made for it
     parts = await variant_parts(lines[i].variant_id for i in chosen)
     where = {i: location_id for i in chosen}
     if location_id is None:

@@ -164,3 +164,14 @@ async def test_a_fulfilment_called_back_puts_its_units_back_and_holds_them_again
     r = await post(client, admin_headers, order["id"], "/cancel")
     assert r.status_code == 200, r.text
     assert await levels(item) == {shop: (3, 0), warehouse: (5, 0)} and await cap_stock() == 8
+
+
+async def test_a_return_received_into_an_unknown_location_is_refused(client, admin_headers, seeded, locations_on):
+    shop = await location("Shop")
+    item = await stock_at(CAP, {shop: 5})
+    order = await ordered(client, 1)
+    await fulfil(client, admin_headers, order["id"], items(order, **{CAP: 1}), location_id=shop)
+    r = await post(client, admin_headers, order["id"], "/return", json={
+        "items": items(order, **{CAP: 1}), "receive_now": True, "refund": 0, "location_id": "sloc_nope"})
+    assert r.status_code == 404, r.text
+    assert await levels(item) == {shop: (4, 0)} and await cap_stock() == 4
