@@ -7,11 +7,14 @@ from contextlib import contextmanager
 
 import pytest
 
-from models import InventoryItem, Product, ProductVariant, ProductVariantInventoryItem, StockLocation
+from models import (
+    InventoryItem, InventoryLevel, Product, ProductVariant, ProductVariantInventoryItem, SalesChannelLocation,
+    StockLocation,
+)
 from services import inventory
 from services.inventory.levels import create_level
 
-__all__ = ["switched_on", "variant", "item_of", "location", "stocked_item", "inv"]
+__all__ = ["switched_on", "variant", "item_of", "location", "stocked_item", "sold_from", "levels_of", "inv"]
 
 
 @contextmanager
@@ -49,6 +52,18 @@ async def stocked_item(stock: dict[str, int], *, title: str = "Mug") -> tuple[Pr
     for location_id, units in stock.items():
         await create_level(item.id, location_id, stocked_quantity=units)
     return v, item
+
+
+async def sold_from(sales_channel_id: str, *locations: StockLocation) -> None:
+    """The channel sells from these locations."""
+    for loc in locations:
+        await SalesChannelLocation.create(sales_channel_id=sales_channel_id, location_id=loc.id)
+
+
+async def levels_of(item_id: str) -> dict[str, tuple[int, int]]:
+    """{location_id: (stocked, reserved)} of an item: what a race test checks is never negative."""
+    return {level.location_id: (level.stocked_quantity, level.reserved_quantity)
+            for level in await InventoryLevel.filter(inventory_item_id=item_id)}
 
 
 @pytest.fixture

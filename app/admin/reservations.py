@@ -34,12 +34,20 @@ class QuantityFilter(Filters):
     gte: int | None = None
 
 
+class TextFilter(Filters):
+    contains: str | None = None
+    starts_with: str | None = None
+    ends_with: str | None = None
+    equals: str | None = None
+
+
 class ListFilters(Filters):
     location_id: StrList | None = None
     inventory_item_id: StrList | None = None
     line_item_id: StrList | None = None
+    created_by: StrList | None = None
     quantity: QuantityFilter | None = None
-    description: str | None = None
+    description: str | TextFilter | None = None  # a plain text: a part of it, any case
     created_at: DateComparison | None = None
 
 
@@ -71,9 +79,11 @@ def _one(reservation: ReservationItem) -> dict:
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     f = q.filters
+    description = {"contains": f.description} if isinstance(f.description, str) else (
+        f.description.model_dump(exclude_none=True) if f.description else None)
     reservations, count = await list_reservations(
         q.find(), location_id=f.location_id, inventory_item_id=f.inventory_item_id, line_item_id=f.line_item_id,
-        quantity=f.quantity.model_dump() if f.quantity else None, description=f.description,
+        created_by=f.created_by, quantity=f.quantity.model_dump() if f.quantity else None, description=description,
         created_at=f.created_at.model_dump() if f.created_at else None,
     )
     extra = await joined(reservations, q.relations)

@@ -20,6 +20,8 @@ from services.catalog.product_prices import check_prices, new_price_rows, replac
 from services.catalog.product_rules import VARIANT_DEFAULTS, clashes_refused, ensure_codes_free
 from services.catalog.products import PricedProducts, get_admin_product
 from services.core.db import atomic
+from services import inventory
+from services.inventory.items import variants_deleted
 from services.inventory.switch_on import variants_changed
 from services.core.errors import Duplicate, InvalidData, NotFound
 from services.core.ids import fits
@@ -208,6 +210,8 @@ async def soft_delete_variants(variant_ids: list[str]) -> None:
     await ProductVariant.filter(id__in=variant_ids).update(deleted_at=now, updated_at=now)
     await ProductOptionValue.filter(variant_id__in=variant_ids, deleted_at=None).update(deleted_at=now, updated_at=now)
     await MoneyAmount.filter(variant_id__in=variant_ids, deleted_at=None).update(deleted_at=now, updated_at=now)
+    if inventory.enabled():  # their inventory items go too, unless units of them are reserved
+        await variants_deleted(variant_ids)
 
 
 # ---------------------------------------------------------------- the variant routes

@@ -13,14 +13,14 @@ from tortoise.expressions import Q
 from models import InventoryItem, InventoryLevel, ProductVariant, ProductVariantInventoryItem
 from services.core.clock import now
 from services.core.db import atomic
-from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
+from services.core.errors import Duplicate, NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, find_page
 from services.core.metadata import merge_metadata
 
 __all__ = [
     "ItemFields", "ITEM_COLUMNS", "list_items", "get_item", "create_item", "update_item", "delete_item",
-    "ensure_variant_items", "variant_item_ids", "variants_by_item", "not_found",
+    "ensure_variant_items", "variants_deleted", "variant_item_ids", "variants_by_item", "not_found",
 ]
 
 ITEM_COLUMNS = (
@@ -157,6 +157,24 @@ async def ensure_variant_items(variant_ids: list[str] | None = None) -> list[str
     return made
 
 
+async def variants_deleted(variant_ids: list[str]) -> None:
+    """Deleted variants let go of their items: an item no other variant is made of goes with its
+    levels, unless units of it are still reserved (an order waits for them: it stays, and the
+    merchant deletes it once they are shipped or released)."""
+    if not variant_ids:
+        return
+    item_ids = set(await ProductVariantInventoryItem.filter(variant_id__in=variant_ids).values_list(
+        "inventory_item_id", flat=True))
+    await ProductVariantInventoryItem.filter(variant_id__in=variant_ids).delete()
+    still_used = set(await ProductVariantInventoryItem.filter(inventory_item_id__in=list(item_ids)).values_list(
+        "inventory_item_id", flat=True)) if item_ids else set()
+    for item_id in sorted(item_ids - still_used):
+        try:
+            await delete_item(item_id)
+        except NotAllowed:
+            pass  # reserved units: kept for the orders that hold them
+
+
 async def variant_item_ids(variant_id: str) -> list[str]:
     return list(await ProductVariantInventoryItem.filter(variant_id=variant_id).order_by("created_at", "id")
                 .values_list("inventory_item_id", flat=True))
@@ -185,7 +203,3 @@ async def _locked(item_id: str) -> InventoryItem:
         raise not_found(item_id)
     return found
 
-
-def check_quantity(name: str, value: int | None) -> None:
-    if value is not None and value < 0:
-        raise InvalidData(f"{name} must not be less than 0")

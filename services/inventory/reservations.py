@@ -29,16 +29,20 @@ def not_found(reservation_id: str) -> NotFound:
 
 async def list_reservations(
     config: FindConfig, *, location_id: list[str] | None = None, inventory_item_id: list[str] | None = None,
-    line_item_id: list[str] | None = None, quantity: dict | None = None, description: str | None = None,
-    created_at: dict | None = None,
+    line_item_id: list[str] | None = None, created_by: list[str] | None = None, quantity: dict | None = None,
+    description: dict | None = None, created_at: dict | None = None,
 ) -> tuple[list[ReservationItem], int]:
+    """One page of reservations. `quantity` and `created_at` compare (`{"gt": 2}`); `description`
+    matches by `contains`, `starts_with`, `ends_with` (any case) or `equals`."""
     qs = ReservationItem.filter(**date_filters(created_at=created_at, quantity=quantity))
     for column, values in (("location_id", location_id), ("inventory_item_id", inventory_item_id),
-                           ("line_item_id", line_item_id)):
+                           ("line_item_id", line_item_id), ("created_by", created_by)):
         if values:
             qs = qs.filter(**{f"{column}__in": values})
-    if description:
-        qs = qs.filter(description__icontains=description)
+    for op, lookup in (("contains", "icontains"), ("starts_with", "istartswith"), ("ends_with", "iendswith"),
+                       ("equals", "exact")):
+        if (description or {}).get(op):
+            qs = qs.filter(**{f"description__{lookup}": description[op]})
     return await find_page(qs, FindConfig(config.limit, config.offset, config.order, ()))  # relations: `joined`
 
 

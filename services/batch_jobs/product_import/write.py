@@ -14,6 +14,7 @@ from tortoise.backends.base.client import BaseDBAsyncClient
 
 from models import MoneyAmount, ProductOptionValue
 from services.batch_jobs.product_import.plan import PRODUCT_FIELDS, VARIANT_FIELDS, Plan
+from services.inventory.switch_on import variants_changed
 
 __all__ = ["write_plan", "refresh_statistics"]
 
@@ -129,6 +130,8 @@ async def write_plan(plan: Plan, connection: BaseDBAsyncClient) -> None:
             table, ("product_id", _LINK_COLUMNS[table]),
             [(product_id, id_) for product_id, ids in by_product.items() for id_ in ids], stamped=False,
         )
+    # INVENTORY_LOCATIONS on: the new variants get their items, a new quantity its default-location stock.
+    await variants_changed([v["id"] for v in plan.variant_inserts] + [variant_id for variant_id, _ in plan.variant_updates])
 
 
 # The tables an import looks rows up in, chunk after chunk.

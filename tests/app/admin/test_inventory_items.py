@@ -102,6 +102,11 @@ async def test_reservations_hold_stock_and_cannot_over_reserve(inv):
                                                          "expand": "inventory_item"})).json()
     assert body["count"] == 1 and body["reservations"][0]["inventory_item"]["id"] == item.id
     assert (await inv.get("/admin/reservations", params={"location_id": "sloc_other"})).json()["count"] == 0
+    # the dashboard's filters: a part of the description, a quantity over, who made it
+    for params, count in (({"description[contains]": "WINDOW"}, 1), ({"description": "door"}, 0),
+                          ({"quantity[gt]": "2"}, 1), ({"quantity[gt]": "3"}, 0),
+                          ({"created_by[]": held["created_by"]}, 1)):
+        assert (await inv.get("/admin/reservations", params=params)).json()["count"] == count, params
     # a level with reserved units stays
     r = await inv.delete(f"/admin/inventory-items/{item.id}/location-levels/{a.id}")
     assert r.status_code == 400 and "reserved items" in r.json()["message"]
@@ -143,4 +148,16 @@ async def test_an_item_with_reserved_units_is_not_deleted_and_unknown_ids_are_40
     r = await inv.post(f"/admin/inventory-items/{item.id}/location-levels", json={"location_id": a.id,
                                                                                   "stocked_quantity": -1})
     assert r.status_code == 400
-    await InventoryItem.filter(id=item.id).update(sku=None)
+
+
+async def test_a_deleted_variant_takes_its_item_along_unless_units_of_it_are_reserved(inv):
+    a = await location("A")
+    shirt, item = await stocked_item({a.id: 3}, title="Shirt")
+    mug, mug_item = await stocked_item({a.id: 3}, title="Mug")
+    await inv.post("/admin/reservations", json={"location_id": a.id, "inventory_item_id": mug_item.id, "quantity": 1})
+    for v in (shirt, mug):
+        r = await inv.delete(f"/admin/products/{v.product_id}/variants/{v.id}")
+        assert r.status_code == 200, r.text
+    assert (await InventoryItem.get(id=item.id)).deleted_at is not None
+    assert (await InventoryItem.get(id=mug_item.id)).deleted_at is None  # an order still waits for it
+    assert (await inv.get(f"/admin/inventory-items/{item.id}")).status_code == 404

@@ -378,3 +378,20 @@ async def test_lines_the_database_refuses_are_retried_one_by_one_and_only_they_a
     assert [e["message"] for e in job.result["errors"]] == [
         'Line 4: could not be saved (duplicate key value violates unique constraint "product_handle_live")']
     assert job.checkpoint == {"line": 6}
+
+
+# ---------------------------------------------------------------- inventory locations
+
+
+async def test_with_inventory_locations_on_imported_variants_are_stocked_at_the_default_location(files, admin, eu):
+    from models import InventoryLevel, ProductVariantInventoryItem
+    from tests.inventory_factories import switched_on
+
+    with switched_on():
+        job = await run_to_the_end((await import_job(admin.id, csv_bytes([shirt("S", "TS-S")]))).id)
+    assert job.status == "completed"
+    variant = await ProductVariant.get(sku="TS-S")
+    link = await ProductVariantInventoryItem.get(variant_id=variant.id)
+    level = await InventoryLevel.get(inventory_item_id=link.inventory_item_id)
+    assert (level.location_id, level.stocked_quantity) == ((await get_store()).default_location_id, 10)
+    assert variant.inventory_quantity == 10

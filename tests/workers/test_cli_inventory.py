@@ -1,0 +1,30 @@
+"""`commerce migrate` with INVENTORY_LOCATIONS on switches the shop on: each variant's quantity
+moves into the default location, once."""
+
+import os
+import subprocess
+import sys
+
+from models import InventoryLevel, StockLocation
+from services.store.defaults import get_store
+from tests.conftest import SETTINGS
+from tests.inventory_factories import item_of, variant
+
+
+def _migrate(inventory_locations: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DATABASE_URL": SETTINGS.database_url, "INVENTORY_LOCATIONS": inventory_locations}
+    return subprocess.run([sys.executable, "-m", "workers.cli", "migrate"], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+async def test_migrate_with_the_setting_on_stocks_each_variant_at_the_default_location_once():
+    shirt = await variant("Shirt", quantity=5)
+    assert _migrate("0").returncode == 0
+    assert not await StockLocation.exists()  # off: nothing changes
+    for _ in range(2):
+        done = _migrate("1")
+        assert done.returncode == 0, done.stderr
+    location_id = (await get_store()).default_location_id
+    assert [loc.id for loc in await StockLocation.all()] == [location_id]
+    level = await InventoryLevel.get(inventory_item_id=(await item_of(shirt.id)).id)
+    assert (level.location_id, level.stocked_quantity, level.reserved_quantity) == (location_id, 5, 0)
