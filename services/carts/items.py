@@ -22,6 +22,7 @@ from services.core.errors import InvalidData, NotAllowed
 from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
+from services.inventory.channel_stock import show_channel_stock
 from services.payments.sessions import resync_payment_sessions
 from services.catalog.pricing import PriceContext, price_context, unit_price
 
@@ -100,6 +101,7 @@ async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: 
 async def _change_line(cart: Cart, item: LineItem, quantity: int, metadata: dict | None) -> None:
     if item.variant_id is not None:
         variant = (await _variants([item.variant_id], for_sale=False))[item.variant_id]
+        await show_channel_stock([variant], [c for c in [cart.sales_channel_id] if c])  # issue 36
         if not _in_stock(variant, quantity):
             raise NotAllowed("Inventory doesn't cover the desired quantity", code=INSUFFICIENT_INVENTORY)
         item.unit_price = _price(await _context(cart, [variant]), variant, quantity)
@@ -139,6 +141,7 @@ async def add_lines(cart: Cart, lines: list[NewLine], existing: list[LineItem] |
         channel_id=cart.sales_channel_id,
     )
     variants = {variant_id: variant for variant_id, (variant, _) in found.items()}
+    await show_channel_stock(list(variants.values()), [c for c in [cart.sales_channel_id] if c])  # issue 36
     missing = [line.variant_id for line in lines if line.variant_id not in variants]
     if missing:
         raise InvalidData(f"Unable to generate the line items, some variant has not been found: {', '.join(missing)}")

@@ -17,6 +17,7 @@ from services.catalog.category_tree import category_ids_with_descendants, visibl
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
 from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
 from services.catalog.product_rows import ROW_RELATIONS, load_product_rows
+from services.inventory.channel_stock import show_channel_stock
 from services.store.defaults import default_channel_id
 
 __all__ = [
@@ -173,6 +174,12 @@ async def price_keys(
     return out
 
 
+async def _channel_stock(products: list[Product], relations: tuple[str, ...], channel_ids: list[str]) -> None:
+    """With INVENTORY_LOCATIONS on, the variants show what the channels' locations have available."""
+    if "variants" in relations:
+        await show_channel_stock([v for p in products for v in p.variants.related_objects], channel_ids)
+
+
 async def _priced(
     products: list[Product], relations: tuple[str, ...], ctx: PriceContext, customer_id: str | None = None,
     rates_by_product: dict[str, list[dict]] | None = None,
@@ -220,9 +227,11 @@ async def list_store_products(
     if _by_rows(config.relations):
         products, count, rates = await _page_by_rows(qs, config, ctx)
         await _shown_categories(products, config.relations)
+        await _channel_stock(products, config.relations, channel_ids)
         return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id, rates))
     products, count = await find_page(qs, config, PRODUCT_ALIASES)
     await _shown_categories(products, config.relations)
+    await _channel_stock(products, config.relations, channel_ids)
     return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id))
 
 
@@ -244,6 +253,8 @@ async def get_store_product(
         raise NotFound(f"Product with id: {product_id} was not found")
     await check_product(scope, product_id)
     await _shown_categories([product], relations)
+    channel_ids = [sales_channel_id] if sales_channel_id else list(scope.sales_channel_ids) if scope else []
+    await _channel_stock([product], relations, channel_ids)
     return PricedProducts([product], 1, await _priced([product], relations, ctx, customer_id, rates))
 
 

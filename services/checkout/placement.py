@@ -24,6 +24,7 @@ from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
 from services.core.rows import placeholders
 from services.gift_cards.gift_cards import create_gift_card
+from services.inventory.order_stock import reserve_lines
 from services.events.bus import emit
 from services.events import names as ev
 
@@ -185,6 +186,8 @@ async def place_order(
     stored). `payment` is the authorized payment (None when nothing is to pay)."""
     cart = view.cart
     check_placeable(view, payment)
+    if short := await reserve_lines(view.items, cart.sales_channel_id):  # stock per location (issue 36)
+        raise InsufficientInventory(short)
     await reserve_inventory(view.items)
     order = await Order.create(
         display_id=display_id, cart_id=cart.id, customer_id=cart.customer_id, email=cart.email,

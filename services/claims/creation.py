@@ -16,10 +16,11 @@ from collections import Counter
 
 from models import Address, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, LineItem, Return, ShippingMethod
 from models.claim import CLAIM_REASONS, CLAIM_TYPES
-from services.checkout.placement import reserve_inventory
+from services.checkout.placement import InsufficientInventory, reserve_inventory
 from services.claims.lines import priced_line
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
+from services.inventory.order_stock import reserve_lines
 from services.orders.locks import lock_order
 from services.orders.refunds import refund_order
 from services.orders.shipping_methods import method_for
@@ -96,6 +97,8 @@ async def create_claim(order_id: str, data: dict, *, idempotency_key: str | None
             await _claim_item(claim, lines[item["item_id"]], item)
         replacements = [await priced_line(order, extra["variant_id"], extra["quantity"], claim_order_id=claim.id)
                         for extra in data.get("additional_items") or []]
+        if short := await reserve_lines(replacements, order.sales_channel_id):
+            raise InsufficientInventory(short)
         await reserve_inventory(replacements)
         for method in data.get("shipping_methods") or []:
             await ship_with(order, claim, method)

@@ -15,6 +15,7 @@ from services.claims.statuses import check_claim, order_claim, settle_claim_stat
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed
+from services.inventory.order_stock import release_lines
 from services.orders.fulfilments import call_back, fulfil_lines, owned_fulfillment, unfulfilled
 from services.orders.locks import lock_order, stamped
 from services.orders.shipments import send_off
@@ -89,5 +90,6 @@ async def cancel_claim(order_id: str, claim_id: str) -> None:
 
 
 async def _restock_replacements(claim: ClaimOrder) -> None:
-    await restock(variant_quantities(await LineItem.filter(claim_order_id=claim.id).values_list(
-        "variant_id", "quantity")))
+    rows = await LineItem.filter(claim_order_id=claim.id).values_list("id", "variant_id", "quantity")
+    await release_lines([line_id for line_id, _, _ in rows])
+    await restock(variant_quantities((variant_id, quantity) for _, variant_id, quantity in rows))

@@ -274,7 +274,7 @@ async def _confirm(edit: OrderEdit, order: Order, confirmed_by: str | None) -> N
     _open_order(order)
     if not await LineItem.filter(order_edit_id=edit.id).exists():
         raise NotAllowed(NO_ITEMS)
-    await apply_stock(order.id, edit.id)
+    await apply_stock(order.id, edit.id, order.sales_channel_id)
     await LineItem.filter(order_id=order.id).update(order_id=None)
     await LineItem.filter(order_edit_id=edit.id).update(order_id=order.id)
     if edit.payment_collection_id:

@@ -37,7 +37,8 @@ from services.discounts.engine import load_offers
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.carts.line_limits import check_room
-from services.checkout.placement import reserve_inventory
+from services.checkout.placement import InsufficientInventory, reserve_inventory
+from services.inventory.edit_stock import carry_reservations
 from services.catalog.pricing import price_context, unit_price
 from services.regions.taxes import load_overrides, product_lines
 
@@ -253,9 +254,12 @@ async def _check_stock(edit: OrderEdit, order: Order, variant: ProductVariant) -
         )
 
 
-async def apply_stock(order_id: str, edit_id: str) -> None:
+async def apply_stock(order_id: str, edit_id: str, sales_channel_id: str | None = None) -> None:
     """At confirmation: take the units the edit adds from stock (all or nothing, by conditional
-    UPDATEs) and put back those it frees, for variants that track stock without back orders."""
+    UPDATEs) and put back those it frees, for variants that track stock without back orders; with
+    INVENTORY_LOCATIONS the lines' reservations follow them first (services/inventory/edit_stock.py)."""
+    if short := await carry_reservations(order_id, edit_id, sales_channel_id):
+        raise InsufficientInventory(short)
     deltas = {v: d for v, d in (await _deltas(order_id, edit_id)).items() if d != 0}
     if not deltas:
         return

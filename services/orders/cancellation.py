@@ -20,6 +20,7 @@ from services.checkout.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import DomainError, NotAllowed
+from services.inventory.order_stock import release_lines
 from services.orders.keyed import ProviderUnavailable
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import MOVES, PAYMENT, STATUS, plan
@@ -74,8 +75,11 @@ async def _refuse_unless_untouched(order: Order) -> None:
 
 
 async def _release_inventory(order_id: str) -> None:
-    """Give each line's quantity back to its variant, where the order took it (see `stocked`)."""
-    await restock(variant_quantities(await LineItem.filter(order_id=order_id).values_list("variant_id", "quantity")))
+    """Give each line's quantity back to its variant, where the order took it (see `stocked`),
+    and release the lines' reservations at their locations first (INVENTORY_LOCATIONS)."""
+    rows = await LineItem.filter(order_id=order_id).values_list("id", "variant_id", "quantity")
+    await release_lines([line_id for line_id, _, _ in rows])
+    await restock(variant_quantities((variant_id, quantity) for _, variant_id, quantity in rows))
 
 
 async def _cancel_payment(order_id: str, payment_id: str) -> None:

@@ -24,6 +24,7 @@ from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 from services.fulfillment import get_provider
+from services.inventory.order_stock import back_on_shelf, fulfil_reserved
 from services.orders.line_counts import chosen_quantities, move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
 from services.orders.statuses import plan
@@ -74,6 +75,7 @@ async def fulfil_lines(
             raise NotFound(f"Line item with id {item_id} was not found in {owner_id}")
         if quantity > line.quantity - (line.fulfilled_quantity or 0):
             raise NotAllowed(TOO_MANY)
+    location_id = await fulfil_reserved(lines, wanted, location_id)  # stock per location (issue 36)
     made = []
     for method, group in _by_method(methods, [lines[i] for i in wanted]):
         parts = [{"item_id": line.id, "quantity": wanted[line.id]} for line in group]
@@ -162,4 +164,5 @@ async def call_back(fulfillment: Fulfillment) -> bool:
         return False
     parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
     await move_counters(parts, "fulfilled_quantity", -1, None, "The fulfillment's items were changed meanwhile")
+    await back_on_shelf(fulfillment.location_id, parts)  # stock per location (issue 36)
     return True

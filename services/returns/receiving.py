@@ -19,6 +19,7 @@ from services.checkout.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData
+from services.inventory.order_stock import restock_received
 from services.orders.line_counts import chosen_quantities, move_counters, settle_fulfillment_status
 from services.orders.locks import lock_order, stamped
 from services.orders.refunds import refund_order
@@ -59,6 +60,7 @@ async def receive_return(
         await move_return(ret, "receive", **changes)
         await _record_items(ret, received)
         await move_counters(dict(received), "returned_quantity", +1, F("quantity"), TOO_MANY)
+        await restock_received(lines, received, location_id or ret.location_id, order.sales_channel_id)
         await _restock(lines, received)
         if amount > view.totals.refundable_amount:
             await Order.filter(id=order.id).update(**stamped(fulfillment_status="requires_action"))

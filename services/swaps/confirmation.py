@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from models import Cart, Payment, ShippingMethod, Swap
 from services.carts.view import CartView
-from services.checkout.placement import reserve_inventory, restock, variant_quantities
+from services.checkout.placement import InsufficientInventory, reserve_inventory, restock, variant_quantities
 from services.core import clock
 from services.core.errors import InvalidData, NotAllowed
+from services.inventory.order_stock import reserve_lines
 from services.orders.locks import lock_order, stamped
 from services.swaps.statuses import check_swap, confirmed_status
 from services.events import names as ev
@@ -44,6 +45,8 @@ async def confirm_swap(view: CartView, payment: Payment | None) -> Swap:
     if swap.allow_backorder:
         await restock(variant_quantities((i.variant_id, i.quantity) for i in new_lines), sign=-1)
     else:
+        if short := await reserve_lines(new_lines, cart.sales_channel_id):
+            raise InsufficientInventory(short)
         await reserve_inventory(new_lines)
     if payment is not None:
         await Payment.filter(id=payment.id).update(swap_id=swap.id, order_id=swap.order_id)

@@ -16,6 +16,7 @@ from services.checkout.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed
+from services.inventory.order_stock import release_lines
 from services.orders.fulfilments import call_back, fulfil_lines, owned_fulfillment, unfulfilled
 from services.orders.locks import lock_order, stamped
 from services.orders.shipments import send_off
@@ -100,5 +101,6 @@ async def cancel_swap(order_id: str, swap_id: str) -> None:
 
 
 async def _restock(swap: Swap) -> None:
-    await restock(variant_quantities(await LineItem.filter(swap_id=swap.id, is_return=False).values_list(
-        "variant_id", "quantity")))
+    rows = await LineItem.filter(swap_id=swap.id, is_return=False).values_list("id", "variant_id", "quantity")
+    await release_lines([line_id for line_id, _, _ in rows])
+    await restock(variant_quantities((variant_id, quantity) for _, variant_id, quantity in rows))
