@@ -86,11 +86,12 @@ class Source:
             found.update(tuple(r) for r in rows)
         return found
 
-    async def stream(self, sql: str, batch: int) -> AsyncIterator[list[dict]]:
-        """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat)."""
+    async def stream(self, sql: str, batch: int) -> AsyncIterator[list[asyncpg.Record]]:
+        """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat).
+        The rows are asyncpg's records (read by name or position; not copied into dicts)."""
         cursor = await self.conn.cursor(sql)
         while rows := await cursor.fetch(batch):
-            yield [dict(r) for r in rows]
+            yield rows
 
 
 class open_source:
