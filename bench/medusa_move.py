@@ -91,6 +91,11 @@ async def scale(url: str, copies: int, spread_days: int = 1) -> None:
         await conn.close()
 
 
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def run(source: str, target: str) -> None:
     from services.migration.medusa_v1 import Progress, move
     from workers.cli import migrate
@@ -99,9 +104,10 @@ async def run(source: str, target: str) -> None:
     await migrate(settings)
     await Tortoise.init(config=settings.tortoise_config())
     try:
-        started = time.monotonic()
+        started, cpu_before = time.monotonic(), _cpu()
         report = await move(source, progress=Progress(io.StringIO()))
-        seconds = time.monotonic() - started
+        seconds, cpu = time.monotonic() - started, _cpu() - cpu_before
+        peak_first = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         again_started = time.monotonic()  # nothing changed: a re-run reads and checks only what did
         again = await move(source, progress=Progress(io.StringIO()))
         again_seconds = time.monotonic() - again_started
@@ -111,9 +117,10 @@ async def run(source: str, target: str) -> None:
     rows = sum(e.copied for e in report.entities)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"orders: {orders} in {seconds:.1f} s = {orders / seconds:,.0f} orders/s "
-          f"({rows:,} rows, {rows / seconds:,.0f} rows/s); peak memory {peak:.0f} MB; "
+          f"({rows:,} rows, {rows / seconds:,.0f} rows/s); peak memory {peak_first:.0f} MB ({peak:.0f} MB after the second run); "
           f"money differences: {len(report.money_differences)}")
-    print(f"copying {report.copy_seconds:.1f} s, money check {report.check_seconds:.1f} s")
+    print(f"copying {report.copy_seconds:.1f} s, money check {report.check_seconds:.1f} s; "
+          f"this process's CPU {cpu:.0f} s; load average {os.getloadavg()[0]:.1f}")
     print(f"second run, nothing changed: {again_seconds:.1f} s, {sum(e.copied for e in again.entities):,} rows copied, "
           f"{again.money_orders_checked} orders checked")
 

@@ -79,6 +79,8 @@ async def _copy(
     target = None if dry_run else Target()
     to_value = None
     seen: set[tuple] | None = set() if entity.prune and not dry_run else None
+    if seen is not None and since is None and not await Target().holds_rows(entity.target):
+        seen = None  # a first run into an empty table: nothing to remove, no keys held in memory
     if seen is not None and since is not None:  # what Medusa deleted outright shows only in the whole key list
         seen.update(await source.keys(every, entity.key, batch_rows * 10))
     high_water = None

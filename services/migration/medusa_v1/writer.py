@@ -146,6 +146,9 @@ class Target:
             await self.client.execute_many(sql, values)
         return len(rows)
 
+    async def holds_rows(self, table: str) -> bool:
+        return bool((await self.client.execute_query(f'SELECT 1 FROM "{table}" LIMIT 1'))[1])
+
     async def prune(self, table: str, key: tuple[str, ...], keep: set[tuple]) -> int:
         """Delete this table's rows whose key is not in `keep`; how many went."""
         columns = ", ".join(f'"{c}"' for c in key)
