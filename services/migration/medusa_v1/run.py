@@ -23,6 +23,7 @@ from services.orders.display_ids import ORDER_SEQUENCE, ensure_sequence
 __all__ = ["move"]
 
 BATCH_ROWS = 1000
+ANALYZE_AFTER = 10_000  # rows copied: a run that copied more takes the target's statistics again
 LINK_COLUMNS_NOT_KEPT = "a link row keeps only the two rows it links"
 
 
@@ -49,6 +50,8 @@ async def move(
         report.copy_seconds = time.monotonic() - started
         if not dry_run:
             await continue_display_ids()
+            if sum(e.copied for e in report.entities) >= ANALYZE_AFTER:
+                await Target().analyze()
             report.money_checked = True
             report.money_differences, report.money_orders_checked = await check_money(source, since=marks)
             report.check_seconds = time.monotonic() - started - report.copy_seconds

@@ -146,6 +146,13 @@ class Target:
             await self.client.execute_many(sql, values)
         return len(rows)
 
+    async def analyze(self) -> None:
+        """PostgreSQL's statistics, taken after a move: the planner otherwise still sees the tables
+        as they were before it (most empty), and read the money check's orders by sequential scans
+        (three times slower at 100,000 orders), as it would the shop's first requests."""
+        if self.postgres:
+            await self.client.execute_script("ANALYZE")
+
     async def holds_rows(self, table: str) -> bool:
         return bool((await self.client.execute_query(f'SELECT 1 FROM "{table}" LIMIT 1'))[1])
 
