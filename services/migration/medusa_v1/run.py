@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
+from contextlib import aclosing, nullcontext
 from operator import itemgetter
 
 from tortoise.transactions import in_transaction
@@ -89,39 +89,42 @@ async def _copy(
     high_water = None
     read = 0
     progress.start(entity.name, chosen - count.unchanged)
-    async for rows in source.stream(sql, batch_rows):
-        read += len(rows)
-        if entity.skip:
-            kept = []
-            for row in rows:
-                reason = entity.skip(row)
-                if reason:
-                    count.skip(reason)
-                else:
-                    kept.append(row)
-            rows = kept
-        if not rows:
+    async with aclosing(source.stream(sql, batch_rows)) as batches:
+        async for rows in batches:
+            read += len(rows)
+            if entity.skip:
+                kept = []
+                for row in rows:
+                    reason = entity.skip(row)
+                    if reason:
+                        count.skip(reason)
+                    else:
+                        kept.append(row)
+                rows = kept
+            if not rows:
+                progress.advance(read - progress.done)
+                continue
+            if to_value is None:  # the source's column order, known from its first row
+                to_value = _row_values(entity, columns, names, list(rows[0].keys()))
+            values = [to_value(row) for row in rows]
+            if seen is not None:
+                key = itemgetter(*(list(rows[0].keys()).index(k) for k in entity.key)) if len(entity.key) > 1 else None
+                seen.update(key(row) if key else (row[entity.key[0]],) for row in rows)
+            if "updated_at" in available:
+                newest = max((row["updated_at"] for row in rows if row["updated_at"] is not None), default=None)
+                if newest is not None and (high_water is None or newest > high_water):
+                    high_water = newest
+            if target is not None and target.postgres and entity.copy_key:
+                await target.upsert(entity.target, names, entity.key, values)  # one statement, committed alone
+            elif target is not None:
+                async with in_transaction() as conn:  # each batch commits: an interrupted run keeps what it wrote
+                    writer = Target(conn)
+                    if entity.copy_key:
+                        await writer.upsert(entity.target, names, entity.key, values)
+                    else:
+                        await writer.update_by_key(entity.target, names, entity.key, values)
+            count.copied += len(values)
             progress.advance(read - progress.done)
-            continue
-        if to_value is None:  # the source's column order, known from its first row
-            to_value = _row_values(entity, columns, names, list(rows[0].keys()))
-        values = [to_value(row) for row in rows]
-        if seen is not None:
-            key = itemgetter(*(list(rows[0].keys()).index(k) for k in entity.key)) if len(entity.key) > 1 else None
-            seen.update(key(row) if key else (row[entity.key[0]],) for row in rows)
-        if "updated_at" in available:
-            newest = max((row["updated_at"] for row in rows if row["updated_at"] is not None), default=None)
-            if newest is not None and (high_water is None or newest > high_water):
-                high_water = newest
-        if target is not None:
-            async with in_transaction() as conn:  # each batch commits: an interrupted run keeps what it wrote
-                writer = Target(conn)
-                if entity.copy_key:
-                    await writer.upsert(entity.target, names, entity.key, values)
-                else:
-                    await writer.update_by_key(entity.target, names, entity.key, values)
-        count.copied += len(values)
-        progress.advance(read - progress.done)
     progress.finish()
     if since is None:
         count.skip(entity.skipped_by_design or "left out", count.in_source - read)
