@@ -8,6 +8,11 @@ orders per second, rows per second and the process's peak memory.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/move_bench .venv/bin/python -m bench.medusa_move --copies 450
 
 450 copies of the fixture's 223 orders make about 100,000. The target should be a new database.
+Copy k is dated k days before the fixture (`--spread-days 1`): a shop with 450 days of the
+fixture's trade, whose abandoned carts of the last 30 days (`--carts-days`) come along.
+`--spread-days 0` keeps every copy at the fixture's own dates, so every abandoned cart (about
+2,600 a copy, over a million) counts as recent and moves too: the worst case.
+`--source URL` moves an already scaled source (made by an earlier run with `--keep-source`).
 """
 
 from __future__ import annotations
@@ -52,15 +57,18 @@ def restore(admin_url: str, name: str) -> str:
     return url
 
 
-async def scale(url: str, copies: int) -> None:
-    """Copy every trade row `copies` times, ids and references among trade rows suffixed `_c<k>`."""
+async def scale(url: str, copies: int, spread_days: int = 1) -> None:
+    """Copy every trade row `copies` times, ids and references among trade rows suffixed `_c<k>`,
+    copy k dated `k * spread_days` days earlier."""
     conn = await asyncpg.connect(url.replace("postgres://", "postgresql://", 1))
     try:
         fks = {(r["table_name"], r["column_name"]): r["target"] for r in await conn.fetch(FOREIGN_KEYS)}
         await conn.execute("SET session_replication_role = replica")  # no FK checks while copying
         for table in TRADE:
-            columns = [r["column_name"] for r in await conn.fetch(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position", table)]
+            typed = await conn.fetch("SELECT column_name, data_type FROM information_schema.columns "
+                                     "WHERE table_name = $1 ORDER BY ordinal_position", table)
+            columns = [r["column_name"] for r in typed]
+            dated = {r["column_name"] for r in typed if r["data_type"].startswith("timestamp")}
             select = []
             for column in columns:
                 ref = fks.get((table, column))
@@ -70,6 +78,8 @@ async def scale(url: str, copies: int) -> None:
                     select.append(f'"{column}" + k * 1000')
                 elif column in ("idempotency_key", "code"):
                     select.append("NULL")
+                elif column in dated and spread_days:
+                    select.append(f'"{column}" - make_interval(days => k * {int(spread_days)})')
                 else:
                     select.append(f'"{column}"')
             names = ", ".join(f'"{c}"' for c in columns)
@@ -81,6 +91,11 @@ async def scale(url: str, copies: int) -> None:
         await conn.close()
 
 
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def run(source: str, target: str) -> None:
     from services.migration.medusa_v1 import Progress, move
     from workers.cli import migrate
@@ -89,9 +104,10 @@ async def run(source: str, target: str) -> None:
     await migrate(settings)
     await Tortoise.init(config=settings.tortoise_config())
     try:
-        started = time.monotonic()
+        started, cpu_before = time.monotonic(), _cpu()
         report = await move(source, progress=Progress(io.StringIO()))
-        seconds = time.monotonic() - started
+        seconds, cpu = time.monotonic() - started, _cpu() - cpu_before
+        peak_first = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         again_started = time.monotonic()  # nothing changed: a re-run reads and checks only what did
         again = await move(source, progress=Progress(io.StringIO()))
         again_seconds = time.monotonic() - again_started
@@ -101,9 +117,10 @@ async def run(source: str, target: str) -> None:
     rows = sum(e.copied for e in report.entities)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"orders: {orders} in {seconds:.1f} s = {orders / seconds:,.0f} orders/s "
-          f"({rows:,} rows, {rows / seconds:,.0f} rows/s); peak memory {peak:.0f} MB; "
+          f"({rows:,} rows, {rows / seconds:,.0f} rows/s); peak memory {peak_first:.0f} MB ({peak:.0f} MB after the second run); "
           f"money differences: {len(report.money_differences)}")
-    print(f"copying {report.copy_seconds:.1f} s, money check {report.check_seconds:.1f} s")
+    print(f"copying {report.copy_seconds:.1f} s, money check {report.check_seconds:.1f} s; "
+          f"this process's CPU {cpu:.0f} s; load average {os.getloadavg()[0]:.1f}")
     print(f"second run, nothing changed: {again_seconds:.1f} s, {sum(e.copied for e in again.entities):,} rows copied, "
           f"{again.money_orders_checked} orders checked")
 
@@ -112,14 +129,24 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--copies", type=int, default=450, help="copies of the fixture's orders (450: about 100,000)")
     p.add_argument("--admin-url", default=os.environ.get("PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"))
+    p.add_argument("--spread-days", type=int, default=1, help="copy k is dated k times this many days earlier")
+    p.add_argument("--source", help="an already scaled source database to move (neither made nor dropped)")
+    p.add_argument("--keep-source", action="store_true", help="keep the scaled source and print its URL")
     args = p.parse_args()
+    target = os.environ.get("DATABASE_URL", "sqlite://move_bench.sqlite3")
+    if args.source:
+        asyncio.run(run(args.source, target))
+        return
     name = f"medusa_bench_src_{uuid.uuid4().hex[:8]}"
     source = restore(args.admin_url, name)
     try:
-        asyncio.run(scale(source, args.copies))
-        asyncio.run(run(source, os.environ.get("DATABASE_URL", "sqlite://move_bench.sqlite3")))
+        asyncio.run(scale(source, args.copies, args.spread_days))
+        asyncio.run(run(source, target))
     finally:
-        subprocess.run(["psql", "-q", args.admin_url, "-c", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'], check=True)
+        if args.keep_source:
+            print(f"source kept: {source}")
+        else:
+            subprocess.run(["psql", "-q", args.admin_url, "-c", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'], check=True)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ class Entity:
     only: tuple[str, ...] | None = None  # copy just these columns (and the key)
     adds: tuple[str, ...] = ()      # columns `select` joins in from another table
     derive: dict[str, Callable[[Row], object]] = field(default_factory=dict)
+    reads: tuple[str, ...] = ()     # the source's columns `derive` reads instead of copying them
     dropped: dict[str, str] = field(default_factory=dict)
     skip: Callable[[Row], str | None] | None = None  # a reason to leave this row out
     # Medusa deletes these rows outright (a cart's lines, a link): on a re-run, ours that the
@@ -160,6 +161,12 @@ ENTITIES: tuple[Entity, ...] = (
            select=_plain("product_category", "mpath NULLS FIRST, id"),
            dropped={"mpath": "the tree is kept by parent_category_id"}),
     Entity("products", "product", Product, select=_products, adds=("profile_id",)),
+    # 1.20 keeps a product's profile in a link table, which has no `updated_at`, and moving a
+    # product to another profile leaves the product's row as it was: the links are read whole
+    # every run, so such a move arrives on a re-run.
+    Entity("product shipping profiles", "product_shipping_profile", Product, copy_key=False, only=("profile_id",),
+           select=_plain("product_shipping_profile", "product_id"), reads=("product_id",),
+           derive={"id": lambda row: row["product_id"]}),
     link("product tags (links)", "product_tags", "product_id", "product_tag_id"),
     link("product images", "product_images", "product_id", "image_id"),
     link("product channels", "product_sales_channel", "product_id", "sales_channel_id"),
@@ -178,7 +185,7 @@ ENTITIES: tuple[Entity, ...] = (
 
 # Medusa tables read through another entity's join (not copied as rows of their own).
 JOINED = {
-    "product_shipping_profile": "products", "product_variant_money_amount": "prices",
+    "product_variant_money_amount": "prices",
     "payment_collection_payments": "payments",
 }
 

@@ -17,7 +17,7 @@ from services.orders.view import load_views
 
 __all__ = ["check_money", "ORDER_FIGURES", "FIGURES_FROM"]
 
-CHUNK = 200
+CHUNK = 1000
 
 # The entities an order's figures come from: when each has a mark, a re-run checks only the orders
 # one of them changed since.

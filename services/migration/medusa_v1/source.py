@@ -6,6 +6,7 @@ and nothing is ever written to it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import asyncpg
@@ -49,6 +50,7 @@ class Source:
         self.columns: dict[str, list[str]] = {}
         self.plugin_migrations: list[str] = []
         self.snapshot_at = None  # the source's clock at the snapshot's start (its transaction's now())
+        self.pending: asyncio.Future | None = None  # a stream's request for its next rows
 
     async def _load_catalog(self) -> None:
         rows = await self.conn.fetch(
@@ -86,11 +88,24 @@ class Source:
             found.update(tuple(r) for r in rows)
         return found
 
-    async def stream(self, sql: str, batch: int) -> AsyncIterator[list[dict]]:
-        """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat)."""
+    async def stream(self, sql: str, batch: int) -> AsyncIterator[list[asyncpg.Record]]:
+        """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat).
+        The rows are asyncpg's records (read by name or position; not copied into dicts).
+        The next batch is asked for while the caller works on this one (the source's server reads
+        while ours writes); a caller that stops early closes the stream (`aclosing`) or
+        leaves it to the snapshot's end, which waits for that request.
+        """
         cursor = await self.conn.cursor(sql)
-        while rows := await cursor.fetch(batch):
-            yield [dict(r) for r in rows]
+        pending = self.pending = asyncio.ensure_future(cursor.fetch(batch))
+        try:
+            while rows := await pending:
+                pending = self.pending = asyncio.ensure_future(cursor.fetch(batch))
+                yield rows
+        finally:
+            if not pending.done():
+                await asyncio.wait([pending])
+            if not pending.cancelled():
+                pending.exception()  # retrieved: a caller that stopped early wants none of it
 
 
 class open_source:
@@ -100,6 +115,7 @@ class open_source:
         self.url = url.replace("postgres://", "postgresql://", 1)
         self.conn: asyncpg.Connection | None = None
         self.tx = None
+        self.source: Source | None = None
 
     async def __aenter__(self) -> Source:
         try:
@@ -113,12 +129,16 @@ class open_source:
             await source._load_catalog()
             await source._check_version()
             source.snapshot_at = await self.conn.fetchval("SELECT now()")
+            self.source = source
             return source
         except BaseException:
             await self.conn.close()
             raise
 
     async def __aexit__(self, *exc) -> None:
+        pending = self.source.pending if self.source else None
+        if pending is not None and not pending.done():  # a stream left early: its request ends first
+            await asyncio.wait([pending])
         try:
             if self.tx is not None:
                 await self.tx.rollback()  # read only: there is nothing to keep

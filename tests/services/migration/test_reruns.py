@@ -83,6 +83,34 @@ async def test_a_change_in_the_source_arrives_on_the_next_run(imported, medusa_s
         await conn.close()
 
 
+async def test_a_product_moved_to_another_profile_and_an_address_deleted_by_sql_arrive(imported, medusa_source):
+    conn = await asyncpg.connect(medusa_source.replace("postgres://", "postgresql://", 1))
+    link = await conn.fetchrow("SELECT psp.* FROM product_shipping_profile psp JOIN shipping_profile sp ON sp.id = psp.profile_id"
+                               " WHERE sp.type = 'default' ORDER BY psp.product_id LIMIT 1")
+    other = await conn.fetchval("SELECT id FROM shipping_profile WHERE id <> $1 ORDER BY id LIMIT 1", link["profile_id"])
+    address = await conn.fetchrow("SELECT id, updated_at FROM address WHERE deleted_at IS NULL AND customer_id IS NOT NULL"
+                                  " ORDER BY id DESC LIMIT 1")
+    try:
+        # Given a product moved to another shipping profile as Medusa 1.20 does it (its link row
+        # replaced; the product's own row, and its updated_at, untouched)
+        await conn.execute("DELETE FROM product_shipping_profile WHERE product_id = $1", link["product_id"])
+        await conn.execute("INSERT INTO product_shipping_profile (profile_id, product_id) VALUES ($1, $2)",
+                           other, link["product_id"])
+        # and a customer address soft-deleted by a statement that left its updated_at as it was
+        await conn.execute("UPDATE address SET deleted_at = now() WHERE id = $1", address["id"])
+        # When the move runs again
+        report = await move(medusa_source, progress=Progress(io.StringIO()))
+        # Then both arrive
+        assert (await Product.get(id=link["product_id"])).profile_id == other
+        assert (await Address.get(id=address["id"])).deleted_at is not None
+        assert report.entity("addresses").copied == 1 and report.money_differences == []
+    finally:
+        await conn.execute("UPDATE product_shipping_profile SET profile_id = $1 WHERE product_id = $2",
+                           link["profile_id"], link["product_id"])
+        await conn.execute("UPDATE address SET deleted_at = NULL, updated_at = $2 WHERE id = $1", *address.values())
+        await conn.close()
+
+
 async def test_a_second_run_reads_only_what_changed(imported, medusa_source):
     # Given the shop moved once and nothing changed in Medusa since, when the move runs again
     report = await move(medusa_source, progress=Progress(io.StringIO()))
