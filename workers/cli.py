@@ -68,16 +68,19 @@ async def migrate(settings: Settings, out: TextIO | None = None) -> None:
     finally:  # an open SQLite connection's thread would keep a failed run from exiting
         await Tortoise.close_connections()
     await with_db(settings, ensure_defaults)
-    if settings.inventory_locations:
-        await with_db(settings, _switch_inventory_on)
+    await stock_by_location(settings)
 
 
-async def _switch_inventory_on() -> None:
+async def stock_by_location(settings: Settings) -> None:
     """INVENTORY_LOCATIONS on: every variant counted by location (once; later runs carry over
-    only what changed while it was off). See services/inventory/switch_on.py."""
+    only what changed while it was off). Run after anything that writes variants in bulk (a
+    migration, a seed, a move), which do not pass through the variant routes' own hook. See
+    services/inventory/switch_on.py."""
+    if not settings.inventory_locations:
+        return
     from services.inventory.switch_on import switch_on
 
-    await switch_on()
+    await with_db(settings, switch_on)
 
 
 async def seed(settings: Settings, path: Path, what: str, out: TextIO, *, migrated: bool = False) -> dict:
@@ -87,7 +90,9 @@ async def seed(settings: Settings, path: Path, what: str, out: TextIO, *, migrat
     data = json.loads(path.read_text())
     if not migrated:
         await migrate(settings, out)
-    return await with_db(settings, lambda: load_seed(data, SeedProgress(what, out)))
+    report = await with_db(settings, lambda: load_seed(data, SeedProgress(what, out)))
+    await stock_by_location(settings)
+    return report
 
 
 async def _store_is_empty(settings: Settings) -> bool:
@@ -238,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd == "user":
         _user(settings, args)
     elif cmd == "import":
-        run_import(settings, args, migrate, with_db)
+        run_import(settings, args, migrate, with_db, stock_by_location)
     elif cmd in ("serve", "start"):
         from workers.banner import banner, check_port, seeded_line
 

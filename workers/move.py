@@ -21,10 +21,11 @@ def add_import_parser(sub) -> None:
     m.add_argument("--carts-days", type=int, default=30, help="carts touched within this many days come along")
 
 
-def run_import(settings: Settings, args, migrate, with_db) -> None:
+def run_import(settings: Settings, args, migrate, with_db, stock_by_location) -> None:
     """Exit 0 when everything was moved; the source's kind of failure (3 unreachable, 4 not Medusa
     v1, 5 unsupported version, 6 money differs after the copy, 7 target holds a shop of its own) with one line otherwise.
-    `migrate` and `with_db` are the CLI's own (readying the target as every command does)."""
+    `migrate`, `with_db` and `stock_by_location` are the CLI's own (readying the target as every
+    command does, and counting the moved variants by location when INVENTORY_LOCATIONS is on)."""
     from services.migration.medusa_v1 import SourceError, move
 
     async def run():
@@ -32,7 +33,9 @@ def run_import(settings: Settings, args, migrate, with_db) -> None:
             return await move(args.url, dry_run=True, carts_days=args.carts_days)
         await _check_source(args.url)  # before migrate: a bad source leaves the target untouched
         await migrate(settings)
-        return await with_db(settings, lambda: move(args.url, carts_days=args.carts_days))
+        report = await with_db(settings, lambda: move(args.url, carts_days=args.carts_days))
+        await stock_by_location(settings)
+        return report
 
     try:
         report = asyncio.run(run())
