@@ -1,0 +1,71 @@
+"""The catalogue's version (services/catalog/versions.py): moved by triggers in the writer's own
+transaction, whoever the writer is (models/migrations/0026_catalogue_version.py)."""
+
+import importlib
+
+import pytest
+from tortoise import connections
+from tortoise.transactions import in_transaction
+
+from models import Product, ProductCollection, ProductVariant
+from services.catalog.versions import catalogue_version, product_version
+from tests.conftest import BACKEND
+
+MIGRATION = importlib.import_module("models.migrations.0026_catalogue_version")
+
+
+async def _triggered_tables() -> set[str]:
+    conn = connections.get("default")
+    if BACKEND == "postgres":
+        rows = await conn.execute_query_dict(
+            "SELECT c.relname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
+            " WHERE t.tgname = 'catalogue_version_bump'")
+    else:
+        rows = await conn.execute_query_dict(
+            "SELECT tbl_name AS name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'catalogue_version_%'")
+    return {r["name"] for r in rows}
+
+
+async def test_every_catalogue_table_moves_the_version():
+    assert await _triggered_tables() == {*MIGRATION.CATALOGUE_TABLES, "product_variant"}
+
+
+def test_every_variant_column_is_watched_as_catalogue_or_stock():
+    columns = set(ProductVariant._meta.fields_db_projection.values())
+    assert set(MIGRATION.VARIANT_COLUMNS) | {MIGRATION.STOCK_COLUMN} == columns
+    assert MIGRATION.STOCK_COLUMN not in MIGRATION.VARIANT_COLUMNS
+
+
+async def test_a_raw_sql_write_moves_the_catalogue_version(seeded):
+    before = await catalogue_version()
+    await connections.get("default").execute_query("UPDATE product SET title = 'Raw' WHERE id = 'prod_cap'")
+    assert await catalogue_version() != before
+
+
+async def test_a_rolled_back_write_leaves_the_version():
+    before = await catalogue_version()
+    with pytest.raises(RuntimeError):
+        async with in_transaction():
+            await ProductCollection.create(title="Never", handle="never")
+            raise RuntimeError("undo")
+    assert await catalogue_version() == before
+
+
+async def test_stock_moves_the_product_version_only(seeded):
+    catalogue, products = await catalogue_version(), await product_version()
+    variant = await ProductVariant.filter(product_id="prod_cap").first()
+    await ProductVariant.filter(id=variant.id).update(inventory_quantity=variant.inventory_quantity + 5)
+    assert await catalogue_version() == catalogue and await product_version() != products
+    await ProductVariant.filter(id=variant.id).update(title="Renamed")
+    assert await catalogue_version() != catalogue
+
+
+async def test_a_bulk_write_in_one_transaction_moves_the_version(seeded):
+    before = await catalogue_version()
+    async with in_transaction():
+        await Product.all().update(subtitle="Bulk")
+        inside = await catalogue_version()
+    after = await catalogue_version()
+    assert after != before
+    if BACKEND == "postgres":  # deferred to the commit: the row is locked only for it
+        assert inside == before
