@@ -51,7 +51,7 @@ class BatchedStreamHandler(logging.StreamHandler):
         elif self._flusher_pid != os.getpid():  # first line here (a forked child has no flusher)
             self._flusher_pid = os.getpid()
             threading.Thread(target=self._flush_now_and_then, name="log-flush", daemon=True).start()
-            # A multiprocessing child ends with os._exit, past logging's own flush at exit.
+            # A forked multiprocessing child ends with os._exit, past logging's own flush at exit.
             multiprocessing.util.Finalize(None, self.flush, exitpriority=0)
 
     def _write(self) -> None:
