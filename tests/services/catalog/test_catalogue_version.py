@@ -1,15 +1,17 @@
 """The catalogue's version (services/catalog/versions.py): moved by triggers in the writer's own
 transaction, whoever the writer is (models/migrations/0026_catalogue_version.py)."""
 
+import asyncio
 import importlib
 
 import pytest
 from tortoise import connections
+from tortoise.expressions import F
 from tortoise.transactions import in_transaction
 
 from models import Product, ProductCollection, ProductVariant
 from services.catalog.versions import catalogue_version, product_version
-from tests.conftest import BACKEND
+from tests.conftest import BACKEND, PATIENCE, requires_postgres
 
 MIGRATION = importlib.import_module("models.migrations.0026_catalogue_version")
 
@@ -69,3 +71,31 @@ async def test_a_bulk_write_in_one_transaction_moves_the_version(seeded):
     assert after != before
     if BACKEND == "postgres":  # deferred to the commit: the row is locked only for it
         assert inside == before
+
+
+@requires_postgres("the version row's lock matters only with concurrent writers")
+async def test_concurrent_catalogue_and_stock_writers_all_commit(seeded):
+    # Given transactions that each hold a variant's row (as an order's stock decrement does) and
+    # then write another catalogue row, in opposite orders two by two
+    firsts = {}
+    for v in await ProductVariant.all().order_by("id"):
+        firsts.setdefault(v.product_id, v.id)
+    variants = list(firsts.values())[:4]
+    before = await catalogue_version(), await product_version()
+    started = asyncio.Barrier(len(variants))
+
+    async def writer(i: int) -> None:
+        mine, other = variants[i], variants[(i + 1) % len(variants)]
+        async with in_transaction():
+            await ProductVariant.filter(id=mine).update(inventory_quantity=F("inventory_quantity") - 1)
+            await started.wait()  # every transaction holds its row before any goes further
+            await Product.filter(variants__id=other).update(subtitle=f"writer {i}")
+
+    # When they run at once (none waits on a row another holds: the version's row is taken at commit;
+    # were it taken at the first write, the first writer would hold it while waiting at the barrier)
+    async with asyncio.timeout(PATIENCE):
+        await asyncio.gather(*(writer(i) for i in range(len(variants))))
+    # I expect every one committed, and both versions moved
+    assert await Product.filter(subtitle__startswith="writer ").count() == len(variants)
+    after = await catalogue_version(), await product_version()
+    assert after[0] != before[0] and after[1] != before[1]
