@@ -23,8 +23,8 @@ from services.users.users import get_user, user_for_api_token, watch_password_ch
 
 __all__ = [
     "admin_user", "require_admin", "has_admin_credentials", "customer_id", "require_customer",
-    "has_customer_credentials", "PUBLIC_ADMIN_ROUTES", "Credentials", "RecentAdminUsers", "sign_in_user", "sign_out_user", "sign_in_customer",
-    "sign_out_customer", "renew_customer_session",
+    "has_customer_credentials", "PUBLIC_ADMIN_ROUTES", "Credentials", "RecentAdminUsers", "sign_in_user",
+    "sign_out_user", "sign_in_customer", "sign_out_customer", "renew_customer_session",
 ]
 
 # (method, path) pairs under /admin reachable without signing in.
