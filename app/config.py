@@ -98,6 +98,8 @@ class Settings:
     scheduler_interval_seconds: float = 15.0
     auth_cache_seconds: float = 5.0  # how long a verified admin JWT and its user are remembered
     session_cache_seconds: float = 1.0  # how long a web process remembers a session it read (0: never)
+    # Cache-Control max-age of the storefront's catalogue reads (app/web/store_cache.py); 0: revalidate every time.
+    store_cache_seconds: int = 0
     file_storage_dir: str = "uploads"  # local file storage (uploads, exports) of the embedded default
     tax_job_wait_seconds: float = 5.0  # POST /store/carts/:id/taxes waits this long for its job, then answers 202
     # A cart payment authorized this long ago without an order is canceled (none in a completion still retrying).
@@ -204,6 +206,7 @@ class Settings:
             worker_grace_seconds=_number(e, "WORKER_GRACE_SECONDS", cls.worker_grace_seconds, float),
             auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
             session_cache_seconds=_number(e, "SESSION_CACHE_SECONDS", cls.session_cache_seconds, float),
+            store_cache_seconds=_number(e, "STORE_CACHE_SECONDS", cls.store_cache_seconds),
             file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
             tax_job_wait_seconds=_number(e, "TAX_JOB_WAIT_SECONDS", cls.tax_job_wait_seconds, float),
             stale_authorization_seconds=_number(
@@ -295,6 +298,8 @@ class Settings:
             raise ConfigError("JOB_HEARTBEAT_SECONDS must be positive and JOB_TAKEOVER_SECONDS at least twice it")
         if self.worker_grace_seconds <= 0:
             raise ConfigError("WORKER_GRACE_SECONDS must be positive")
+        if self.store_cache_seconds < 0:
+            raise ConfigError("STORE_CACHE_SECONDS must be 0 or more")
         self._check_files()
         self._check_messages()
 

@@ -16,7 +16,7 @@ from app.admin import admin, inventory_admin
 from app.hooks.stripe import bp as stripe_hooks_bp
 from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
-from app.web.cors import cors_headers
+from app.web.cors import add_cors_headers
 from app.web.db_retry import retry_reads
 from app.web.csrf import require_allowed_origin, require_json_body
 from app.web.errors import JsonErrorHandler
@@ -110,7 +110,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     @app.on_response
     async def cors(request: Request, response: HTTPResponse):
         if request.headers.get("origin"):
-            response.headers.update(cors_headers(request))
+            add_cors_headers(request, response)
         route, seconds = finish_request(request, response)
         request_finished(request, route, response.status, seconds)
 

@@ -182,11 +182,13 @@ async def clean_db(database):
     """Every test starts from an empty store holding only its defaults: the snapshot taken after
     the session's migrations is put back, touching only the tables the last test changed."""
     from services.regions.parts import forget_region_parts
+    from app.web.store_cache import forget_answers
     from services.store.defaults import forget_default_channel
 
     await snapshots.restore(_STATE["defaults"])
     forget_region_parts()  # the same ids come back every test: no cached view may outlive one
     forget_default_channel()
+    forget_answers()
     BROKER.flush_all()
     await _forget_rate_limits()
     _STATE["clean_mark"] = await snapshots.mark()

@@ -18,7 +18,8 @@ from tortoise import Tortoise, connections
 __all__ = ["Snapshot", "take", "restore"]
 
 _SKIP = {"tortoise_migrations"}
-_NOT_MODELS = {"product_search"}  # the search index (models/migrations/0022_product_search.py)
+# The search index (models/migrations/0022_product_search.py), the catalogue version (0025_catalogue_version.py).
+_NOT_MODELS = {"product_search", "catalogue_version"}
 
 
 def _tables() -> list[str]:

@@ -137,6 +137,13 @@ def test_stale_authorizations_are_an_hour_old_by_default_and_never_younger_than_
         Settings.from_env({"STALE_AUTHORIZATION_SECONDS": "60"})
 
 
+def test_catalogue_reads_are_revalidated_every_time_unless_store_cache_seconds_says_otherwise():
+    assert Settings.from_env({}).store_cache_seconds == 0
+    assert Settings.from_env({"STORE_CACHE_SECONDS": "60"}).store_cache_seconds == 60
+    with pytest.raises(ConfigError, match="STORE_CACHE_SECONDS must be 0 or more"):
+        Settings.from_env({"STORE_CACHE_SECONDS": "-1"})
+
+
 @pytest.mark.parametrize("name,value", [
     ("SESSION_TTL", "10h"), ("MAX_BODY_BYTES", "1mb"), ("WORKER_THREADS", "2.5"),
     ("OUTBOX_GRACE_SECONDS", "soon"),

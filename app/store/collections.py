@@ -9,6 +9,7 @@ from sanic import Blueprint, Request
 
 from app.web.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import json
+from app.web.store_cache import cached
 from app.web.serialize import COLUMNS, dump, dump_many
 from models import ProductCollection
 from services.catalog.collections import CollectionFilter, get_collection, list_collections
@@ -30,6 +31,7 @@ ONE = QuerySpec(columns=COLUMNS[ProductCollection], is_list=False, selectable=Fa
 
 
 @bp.get("")
+@cached()
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     filters = CollectionFilter(handles=q.filters.handle, **q.filters.comparisons())
@@ -38,6 +40,7 @@ async def list_(request: Request):
 
 
 @bp.get("/<collection_id:str>")
+@cached()
 async def get(request: Request, collection_id: str):
     parse_query(request.query_string, ONE)
     return json({"collection": dump(await get_collection(collection_id))})

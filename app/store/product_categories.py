@@ -14,6 +14,7 @@ from sanic import Blueprint, Request
 from app.shapes.product_categories import STORE_COLUMNS, dump_categories
 from app.web.query import BoolStr, Filters, QuerySpec, parse_query
 from app.web.responses import json
+from app.web.store_cache import cached
 from services.catalog.categories import RELATIONS, CategoryFilter, get_category, list_categories
 
 bp = Blueprint("store_product_categories", url_prefix="/product-categories")
@@ -39,6 +40,7 @@ ONE = LIST.one(filters=OneFilters)
 
 
 @bp.get("")
+@cached()
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     f = q.filters
@@ -54,6 +56,7 @@ async def list_(request: Request):
 
 
 @bp.get("/<category_id:str>")
+@cached()
 async def get(request: Request, category_id: str):
     q = parse_query(request.query_string, ONE)
     tree = q.filters.include_descendants_tree is not False

@@ -13,11 +13,13 @@ from app.web.auth import customer_id
 from app.web.publishable_keys import key_scope
 from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import json
+from app.web.store_cache import cached
 from app.shapes.products import dump_products
 from app.web.serialize import COLUMNS
 from app.web.validation import Body, max_length, parse_body
 from models import Product
 from services.catalog.products import StoreProductFilter, get_store_product, list_store_products
+from services.catalog.versions import product_version
 from services.catalog.search import search_store_products, search_terms
 from services.core.listing import FindConfig
 
@@ -74,6 +76,7 @@ class Search(Body):
 
 
 @bp.get("")
+@cached(product_version, products=True)
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     filters = StoreProductFilter(**q.filters.plain(), **q.filters.comparisons())
@@ -97,6 +100,7 @@ async def search(request: Request):
 
 
 @bp.get("/<product_id:str>")
+@cached(product_version, products=True)
 async def get(request: Request, product_id: str):
     q = parse_query(request.query_string, GET)
     priced = await get_store_product(

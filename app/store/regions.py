@@ -4,6 +4,7 @@ from sanic import Blueprint, Request
 
 from app.web.query import MAX_REFERENCE_LIMIT, DateComparison, Filters, QuerySpec, parse_query
 from app.web.responses import json
+from app.web.store_cache import cached
 from app.web.serialize import COLUMNS, dump_many
 from models import Region
 from services.regions.regions import get_region, list_regions
@@ -28,6 +29,7 @@ GET = LIST.one()
 
 
 @bp.get("")
+@cached()
 async def list_(request: Request):
     q = parse_query(request.query_string, LIST)
     regions, count = await list_regions(q.find(), **q.filters.comparisons())
@@ -36,6 +38,7 @@ async def list_(request: Request):
 
 
 @bp.get("/<region_id:str>")
+@cached()
 async def get(request: Request, region_id: str):
     q = parse_query(request.query_string, GET)
     region = await get_region(region_id, q.relations)

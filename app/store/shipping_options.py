@@ -13,6 +13,7 @@ from sanic import Blueprint, Request
 from app.shapes.shipping_options import dump_priced_options
 from app.web.query import Filters, parse_qs
 from app.web.responses import json
+from app.web.store_cache import cached
 from app.web.validation import messages_of
 from services.core.errors import InvalidData
 from services.shipping.options import cart_shipping_options, list_shipping_options
@@ -43,6 +44,7 @@ def _filters(query_string: str) -> OptionFilters:
 
 
 @bp.get("")
+@cached()
 async def list_(request: Request):
     f = _filters(request.query_string)
     product_ids = [p for p in (f.product_ids or "").split(",") if p]

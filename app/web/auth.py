@@ -23,8 +23,8 @@ from services.users.users import get_user, user_for_api_token, watch_password_ch
 
 __all__ = [
     "admin_user", "require_admin", "has_admin_credentials", "customer_id", "require_customer",
-    "PUBLIC_ADMIN_ROUTES", "Credentials", "RecentAdminUsers", "sign_in_user", "sign_out_user", "sign_in_customer",
-    "sign_out_customer", "renew_customer_session",
+    "has_customer_credentials", "PUBLIC_ADMIN_ROUTES", "Credentials", "RecentAdminUsers", "sign_in_user",
+    "sign_out_user", "sign_in_customer", "sign_out_customer", "renew_customer_session",
 ]
 
 # (method, path) pairs under /admin reachable without signing in.
@@ -128,6 +128,11 @@ def has_admin_credentials(request: Request) -> bool:
     return bool(
         request.cookies.get(COOKIE_NAME) or _bearer(request) or request.headers.get("x-medusa-access-token")
     )
+
+
+def has_customer_credentials(request: Request) -> bool:
+    """Whether the request could be a signed-in customer's (a session cookie or a bearer token)."""
+    return bool(request.cookies.get(COOKIE_NAME) or _bearer(request))
 
 
 async def _live_user(user_id: str | None) -> User | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sanic import Request
 from sanic.response import HTTPResponse
 
-__all__ = ["cors_headers", "origin_allowed", "preflight", "EXPOSED_HEADERS"]
+__all__ = ["cors_headers", "add_cors_headers", "origin_allowed", "preflight", "EXPOSED_HEADERS"]
 
 _ALLOW_HEADERS = (
     "Content-Type, Authorization, Idempotency-Key, x-medusa-access-token, x-publishable-api-key"
@@ -45,6 +45,19 @@ def cors_headers(request: Request) -> dict[str, str]:
         "Access-Control-Expose-Headers": EXPOSED_HEADERS,
         "Vary": "Origin",
     }
+
+
+def add_cors_headers(request: Request, response: HTTPResponse) -> None:
+    """The CORS headers onto an answer, `Origin` joining a `Vary` it already has (a catalogue read's)."""
+    headers = cors_headers(request)
+    vary = headers.pop("Vary", None)
+    response.headers.update(headers)
+    if vary:
+        had = response.headers.get("Vary")
+        if not had:
+            response.headers["Vary"] = vary
+        elif vary.lower() not in (v.strip().lower() for v in had.split(",")):
+            response.headers["Vary"] = f"{had}, {vary}"
 
 
 def preflight(request: Request) -> HTTPResponse:
