@@ -13,6 +13,7 @@ from dataclasses import replace
 from tortoise.transactions import in_transaction
 
 from models import Product
+from services.catalog import search_index
 from services.catalog.products import PricedProducts, StoreProductFilter, list_store_products
 from services.core.listing import FindConfig
 from services.sales_channels.scopes import KeyScope, listing_channels
@@ -69,6 +70,7 @@ def _sql(terms: list[str], channel_ids: list[str], limit: int, offset: int, fuzz
 
 
 async def _page(terms: list[str], channel_ids: list[str], limit: int, offset: int, fuzzy: bool) -> tuple[list, int]:
+    await search_index.catch_up(_db())
     if not fuzzy:
         _, rows = await _db().execute_query(*_sql(terms, channel_ids, limit, offset))
     else:
