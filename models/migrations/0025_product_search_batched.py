@@ -127,7 +127,7 @@ PG_DROP = [
 def _sqlite_mark(ids: str) -> str:
     """Note the products `ids` (a SELECT of a column `id`) for the pause's end. (Not INSERT OR IGNORE: see 0022.)"""
     return (f"INSERT INTO product_search_dirty (product_id) SELECT m.id FROM ({ids}) AS m"
-            " WHERE m.id IS NOT NULL AND m.id NOT IN (SELECT product_id FROM product_search_dirty);")
+            " WHERE m.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM product_search_dirty d WHERE d.product_id = m.id);")
 
 
 _PAUSED = "EXISTS (SELECT 1 FROM product_search_pause)"
