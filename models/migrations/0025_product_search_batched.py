@@ -71,7 +71,9 @@ PG_CREATE = [
     *[f"DROP TRIGGER {name} ON {table}" for name, table in _OLD_PG_TRIGGERS],
     f"DROP FUNCTION {_OLD_PG_FUNCTIONS}",
     'CREATE TABLE "product_search_dirty" ("product_id" VARCHAR(64) PRIMARY KEY)',
-    # An upsert, not delete-then-insert: two transactions rebuilding one product both succeed.
+    # Two transactions changing one product take turns: the second's note of it waits on the
+    # first's (the primary key) until the first commits, so the second reads the product as the
+    # first left it and neither loses the other's change. An upsert, not delete-then-insert.
     f"""CREATE FUNCTION product_search_refresh(pids VARCHAR[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM product_search s WHERE s.product_id = ANY(pids)

@@ -5,6 +5,7 @@ commits and rolls back with the product change, and a search inside that transac
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timezone
 
 import pytest
@@ -158,3 +159,39 @@ async def test_on_sqlite_a_batch_notes_the_products_and_indexes_them_at_its_end(
             "SELECT (SELECT count(*) FROM product_search_dirty), (SELECT count(*) FROM product_search_pause)")
         assert tuple(left[0]) == (0, 0)
     assert await found("tabard") == [product.id]
+
+
+async def _waiting_on_a_lock() -> bool:
+    _, rows = await connections.get("default").execute_query(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")
+    return rows[0][0] > 0
+
+
+@requires_postgres()
+async def test_on_postgres_two_transactions_changing_one_product_both_reach_its_document(store_state):
+    product = await a_product("cape")
+    rebuilt, release = asyncio.Event(), asyncio.Event()
+
+    async def add_variant(sku: str, hold: bool) -> None:
+        async with in_transaction() as connection:
+            await ProductVariant.create(product_id=product.id, title=sku, sku=sku, inventory_quantity=1,
+                                        using_db=connection)
+            await search_index.catch_up(connection)  # as at commit
+            if hold:
+                rebuilt.set()
+                await release.wait()
+
+    # Given a first transaction that has rebuilt the document (with its variant) and not committed
+    first = asyncio.create_task(add_variant("CAPE-RED", hold=True))
+    await asyncio.wait_for(rebuilt.wait(), 30)
+    # When a second rebuilds it meanwhile (it waits for the first), then the first commits
+    second = asyncio.create_task(add_variant("CAPE-BLUE", hold=False))
+    for _ in range(600):
+        if await _waiting_on_a_lock() or second.done():
+            break
+        await asyncio.sleep(0.05)
+    release.set()
+    await asyncio.wait_for(asyncio.gather(first, second), 30)
+    # I expect the document to hold both variants
+    doc = (await documents())[product.id]
+    assert "CAPE-RED" in doc and "CAPE-BLUE" in doc
