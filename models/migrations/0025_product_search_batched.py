@@ -74,21 +74,30 @@ PG_CREATE = [
     # Two transactions changing one product take turns: the second's note of it waits on the
     # first's (the primary key) until the first commits, so the second reads the product as the
     # first left it and neither loses the other's change. An upsert, not delete-then-insert.
-    f"""CREATE FUNCTION product_search_refresh(pids VARCHAR[]) RETURNS void LANGUAGE plpgsql AS $$
+    # Set-based: the products' tags and variants aggregated in one pass each (a correlated
+    # subquery per product let the planner scan every tag per product), each document once.
+    """CREATE FUNCTION product_search_refresh(pids VARCHAR[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM product_search s WHERE s.product_id = ANY(pids)
     AND NOT EXISTS (SELECT 1 FROM product p WHERE p.id = s.product_id AND p.deleted_at IS NULL);
+  WITH tags AS (
+    SELECT pt.product_id, string_agg(t.value, ' ') AS words FROM product_tags pt
+    JOIN product_tag t ON t.id = pt.product_tag_id
+    WHERE pt.product_id = ANY(pids) AND t.deleted_at IS NULL GROUP BY pt.product_id
+  ), variants AS (
+    SELECT v.product_id, string_agg(concat_ws(' ', v.title, v.sku), ' ') AS words FROM product_variant v
+    WHERE v.product_id = ANY(pids) AND v.deleted_at IS NULL GROUP BY v.product_id
+  ), d AS MATERIALIZED (
+    SELECT p.id, concat_ws(' ', p.title, p.handle) AS head, concat_ws(' ', p.subtitle, tags.words, variants.words) AS mid,
+           coalesce(p.description, '') AS tail
+    FROM product p LEFT JOIN tags ON tags.product_id = p.id LEFT JOIN variants ON variants.product_id = p.id
+    WHERE p.id = ANY(pids) AND p.deleted_at IS NULL
+  )
   INSERT INTO product_search (product_id, body, tsv)
-  SELECT p.id, concat_ws(' ', d.head, d.mid, d.tail),
+  SELECT d.id, concat_ws(' ', d.head, d.mid, d.tail),
          setweight(to_tsvector('simple', d.head), 'A') || setweight(to_tsvector('simple', d.mid), 'B')
          || setweight(to_tsvector('simple', d.tail), 'C')
-  FROM product p CROSS JOIN LATERAL (SELECT
-    concat_ws(' ', p.title, p.handle) AS head,
-    concat_ws(' ', p.subtitle, ({OLD._TAGS.format(agg='string_agg')}),
-              ({OLD._VARIANTS.format(agg='string_agg', cat="concat_ws(' ', v.title, v.sku)")})) AS mid,
-    coalesce(p.description, '') AS tail) d
-  WHERE p.id = ANY(pids) AND p.deleted_at IS NULL
-  ORDER BY p.id
+  FROM d ORDER BY d.id
   ON CONFLICT (product_id) DO UPDATE SET body = excluded.body, tsv = excluded.tsv;
 END $$""",
     """CREATE FUNCTION product_search_drain() RETURNS void LANGUAGE plpgsql AS $$
