@@ -182,10 +182,17 @@ def test_tortoise_config_keeps_sqlite_urls(url):
     s = Settings.from_env({"DATABASE_URL": url})
     config = s.tortoise_config()
     assert config == tortoise_config(url)
-    assert config["connections"] == {"default": url}
+    assert config["connections"] == {"default": f"{url}?temp_store=MEMORY"}
     assert config["apps"]["models"]["models"] == ["models"]
     assert config["apps"]["models"]["default_connection"] == "default"
     assert config["use_tz"] is True and config["timezone"] == "UTC"
+
+
+def test_sqlite_keeps_statement_journals_in_memory_unless_the_url_says_otherwise():
+    assert tortoise_config("sqlite://shop.db?journal_mode=WAL")["connections"]["default"] == (
+        "sqlite://shop.db?journal_mode=WAL&temp_store=MEMORY")
+    assert tortoise_config("sqlite://shop.db?temp_store=FILE")["connections"]["default"] == (
+        "sqlite://shop.db?temp_store=FILE")
 
 
 def test_a_postgresql_url_counts_as_postgres():

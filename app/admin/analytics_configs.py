@@ -3,7 +3,14 @@
 Each route acts on the signed-in user's own answer to the dashboard's usage-data question. With
 `GET /admin/store` reporting the `analytics` flag on, the dashboard asks a user once (a 404 from
 `GET` means "not asked yet") and never again after an answer. This server only stores the answer;
-it collects and sends nothing."""
+it collects and sends nothing.
+
+Every config answered says `opt_out: true`, whatever the user chose (the choice itself is stored
+as given): Medusa's dashboard (@medusajs/admin-ui 2.1.18) loads Medusa's Segment script in the
+browser for a user whose config says `opt_out: false` and sends it their id, the store's name, page
+views, counts of products, orders, users, regions and currencies (its AnalyticsProvider, while the
+flag is on) and every error it shows (its ErrorBoundary, flag or not). `opt_out: true` is its only
+switch that turns both off; the flag off would also stop the question being asked at all."""
 
 from __future__ import annotations
 
@@ -30,7 +37,7 @@ class UpdateConfig(Body):
 
 
 def _one(config: AnalyticsConfig):
-    return json({"analytics_config": dump(config)})
+    return json({"analytics_config": {**dump(config), "opt_out": True}})  # nothing sent: see above
 
 
 @bp.get("")

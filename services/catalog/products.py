@@ -14,6 +14,7 @@ from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.catalog.category_tree import category_ids_with_descendants, visible_ids
+from services.catalog.search_engine import matching_ids
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
 from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
 from services.catalog.product_rows import ROW_RELATIONS, load_product_rows
@@ -89,14 +90,15 @@ async def price_context_for(
     return PriceContext(region=region, currency_code=(currency_code or "").lower() or None)
 
 
-def _matching(qs: QuerySet, f: _ProductFilter, channel_ids: list[str]) -> QuerySet:
-    """`qs` narrowed by the shared filters; a product may repeat (see `_once`)."""
+def _matching(qs: QuerySet, f: _ProductFilter, channel_ids: list[str], found: list[str]) -> QuerySet:
+    """`qs` narrowed by the shared filters; a product may repeat (see `_once`). `q` matches as
+    Medusa's substring does, or as the search engine does (`found`: see `_found`)."""
     if channel_ids:
         qs = qs.filter(sales_channels__id__in=channel_ids)
     if f.q:
         qs = qs.filter(
             Q(title__icontains=f.q) | Q(description__icontains=f.q) | Q(variants__title__icontains=f.q)
-            | Q(variants__sku__icontains=f.q) | Q(collection__title__icontains=f.q)
+            | Q(variants__sku__icontains=f.q) | Q(collection__title__icontains=f.q) | Q(id__in=found)
         )
     else:
         qs = qs.filter(**{k: v for k, v in (("title", f.title), ("description", f.description)) if v is not None})
@@ -133,8 +135,15 @@ def _once(qs: QuerySet, f: _ProductFilter, channel_ids: list[str]) -> QuerySet:
     return qs
 
 
+async def _found(f: _ProductFilter, storefront: bool) -> list[str]:
+    """What the search engine finds for `q` (prefixes, tags, a typo on PostgreSQL), which a list
+    adds to Medusa's substring matches: the dashboard still finds a product by the middle of a
+    word, and now also as the store's search does. The list keeps its own order and count."""
+    return await matching_ids(f.q, published_only=storefront) if f.q else []
+
+
 async def _store_filtered(f: StoreProductFilter, channel_ids: list[str]) -> QuerySet:
-    qs = _matching(Product.filter(deleted_at=None, status="published"), f, channel_ids)
+    qs = _matching(Product.filter(deleted_at=None, status="published"), f, channel_ids, await _found(f, True))
     return _once(await _in_categories(qs, f, storefront=True), f, channel_ids)
 
 
@@ -266,7 +275,7 @@ async def _admin_filtered(f: AdminProductFilter) -> QuerySet:
     if bad:
         raise InvalidData(f"each value in status must be one of the following values: {', '.join(PRODUCT_STATUSES)}")
     qs = Product.all() if f.deleted_at is not None else Product.filter(deleted_at=None)
-    qs = _matching(qs, f, f.sales_channel_id).filter(**date_filters(deleted_at=f.deleted_at))
+    qs = _matching(qs, f, f.sales_channel_id, await _found(f, False)).filter(**date_filters(deleted_at=f.deleted_at))
     if f.status:
         qs = qs.filter(status__in=f.status)
     if f.price_list_id:

@@ -1,96 +1,18 @@
-"""Product search from the database itself (issue 37 item 5): the index models/migrations/
-0022_product_search.py keeps (one document per live product: title and handle, then subtitle,
-tags, variant titles and SKUs, then description), ranked. Every word a shopper types matches as a
-prefix; when no product matches so, PostgreSQL tries again forgiving typos (pg_trgm's word
-similarity over the document). PostgreSQL ranks with ts_rank, SQLite with FTS5's bm25. One
-statement finds a page of ids and the total (a typo: one transaction more)."""
+"""Product search from the database itself (issue 37 item 5): `POST /store/products/search`'s
+hits, ranked by the engine (services/catalog/search_engine.py), loaded and priced as the store's
+list loads them."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
-from tortoise.transactions import in_transaction
-
-from models import Product
 from services.catalog.products import PricedProducts, StoreProductFilter, list_store_products
+from services.catalog.search_engine import search_product_ids, search_terms
 from services.core.listing import FindConfig
 from services.sales_channels.scopes import KeyScope, listing_channels
 from services.store.defaults import default_channel_id
 
-MAX_TERMS = 8  # a search box's words; more only slow the query down
-_WORD = re.compile(r"[^\W_]+")
-# FTS5 bm25 weights of head (title, handle), mid (subtitle, tags, variants), tail (description).
-_SQLITE_RANK = "bm25(product_search, 10.0, 3.0, 1.0)"
-
-
-def search_terms(q: str | None) -> list[str]:
-    """The words of `q`, lower-cased: letters and digits only, so no query syntax gets through."""
-    return _WORD.findall((q or "").lower())[:MAX_TERMS]
-
-
-def _db():
-    return Product._meta.db
-
-
-def _sql(terms: list[str], channel_ids: list[str], limit: int, offset: int, fuzzy: bool = False) -> tuple[str, list]:
-    sqlite = _db().capabilities.dialect == "sqlite"
-    params: list = []
-
-    def mark(value) -> str:
-        params.append(value)
-        return "?" if sqlite else f"${len(params)}"
-
-    if sqlite:
-        # bm25 only works in the FTS5 table's own query: rank there, join the products after.
-        match = mark(" ".join(f'"{t}"*' for t in terms))
-        found = (f"WITH s AS MATERIALIZED (SELECT rowid AS id, {_SQLITE_RANK} AS rank FROM product_search"
-                 f" WHERE product_search MATCH {match})"
-                 " SELECT k.product_id, count(*) OVER () FROM s JOIN product_search_key k ON k.rowid = s.id"
-                 " JOIN product p ON p.id = k.product_id WHERE 1 = 1")
-        rank = "s.rank"
-    elif not fuzzy:
-        tsquery = mark(" & ".join(f"{t}:*" for t in terms))
-        found = (f"SELECT s.product_id, count(*) OVER () FROM product_search s JOIN product p ON p.id = s.product_id"
-                 f" WHERE s.tsv @@ to_tsquery('simple', {tsquery})")
-        rank = f"-ts_rank(s.tsv, to_tsquery('simple', {tsquery}))"
-    else:
-        # Each word: a prefix of an indexed word, or (a typo) similar enough to one (pg_trgm's `<%`).
-        words = " AND ".join(f"(s.tsv @@ to_tsquery('simple', {mark(t + ':*')}) OR {mark(t)} <% s.body)"
-                             for t in terms)
-        found = (f"SELECT s.product_id, count(*) OVER () FROM product_search s JOIN product p ON p.id = s.product_id"
-                 f" WHERE {words}")
-        rank = f"-word_similarity({mark(' '.join(terms))}, s.body)"
-    where = " AND p.status = 'published' AND p.deleted_at IS NULL"
-    if channel_ids:
-        where += (" AND EXISTS (SELECT 1 FROM product_sales_channel c WHERE c.product_id = p.id"
-                  f" AND c.sales_channel_id IN ({', '.join(mark(c) for c in channel_ids)}))")
-    return f"{found}{where} ORDER BY {rank}, p.title, p.id LIMIT {mark(limit)} OFFSET {mark(offset)}", params
-
-
-async def _page(terms: list[str], channel_ids: list[str], limit: int, offset: int, fuzzy: bool) -> tuple[list, int]:
-    if not fuzzy:
-        _, rows = await _db().execute_query(*_sql(terms, channel_ids, limit, offset))
-    else:
-        # The planner, not knowing how dear `<%` is per row, would scan every document (~150 ms
-        # for 10,000 products) instead of the trigram index (~15 ms).
-        async with in_transaction() as connection:
-            await connection.execute_script("SET LOCAL enable_seqscan = off")
-            _, rows = await connection.execute_query(*_sql(terms, channel_ids, limit, offset, fuzzy=True))
-    if rows or not offset:
-        return [row[0] for row in rows], (rows[0][1] if rows else 0)
-    _, first = await _db().execute_query(*_sql(terms, channel_ids, 1, 0, fuzzy))  # past the end: the total
-    return [], (first[0][1] if first else 0)
-
-
-async def search_product_ids(terms: list[str], channel_ids: list[str], limit: int, offset: int) -> tuple[list[str], int]:
-    """A page of the ids of the published products where every term prefixes an indexed word, best
-    first, and how many match. On PostgreSQL, when none does, a second statement forgives typos:
-    each term may instead be similar to a word of the document."""
-    ids, count = await _page(terms, channel_ids, limit, offset, fuzzy=False)
-    if count or _db().capabilities.dialect == "sqlite":
-        return ids, count
-    return await _page(terms, channel_ids, limit, offset, fuzzy=True)
+__all__ = ["search_store_products", "search_terms", "search_product_ids"]
 
 
 async def search_store_products(q: str, config: FindConfig, scope: KeyScope | None = None) -> PricedProducts:

@@ -25,6 +25,7 @@ from services.files import storage
 from services.batch_jobs.product_import.plan import Plan, plan_chunk
 from services.batch_jobs.product_import.rows import ImportRow, Layout, load_layout, open_rows
 from services.batch_jobs.product_import.write import refresh_statistics, write_plan
+from services.catalog import search_index
 from services.catalog.product_rules import shipping_profile_id
 from services.store.defaults import get_store
 
@@ -175,7 +176,8 @@ async def _commit(run: JobRun, tally: _Tally, good: list[ImportRow], bad: list[I
     async with atomic() as unit:
         await run.fence()
         plan = await plan_chunk(good, defaults)
-        await write_plan(plan, unit.connection)
+        async with search_index.batch(unit.connection):
+            await write_plan(plan, unit.connection)
         result = tally.add(plan, bad, key="applied")
         result["advancement_count"] = sum(result["applied"].values())
         count = result.get("count") or 0

@@ -32,6 +32,7 @@ _LINK_COLUMNS = {
 }
 
 
+_SQLITE_MAX_PARAMETERS = 999  # the least any SQLite build allows in one statement
 _INTS = {"weight", "length", "width", "height", "variant_rank", "inventory_quantity", "amount"}
 _BOOLS = {"is_giftcard", "discountable", "allow_backorder", "manage_inventory", "is_disabled"}
 
@@ -68,9 +69,14 @@ class _Sql:
                 f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays})', [list(c) for c in zip(*values)]
             )
             return
-        await self.connection.execute_many(
-            f'INSERT INTO "{table}" ({quoted}) VALUES ({self.marks(len(names))})', values
-        )
+        # Many rows per statement: each statement that fires triggers costs a statement journal.
+        rows_per_statement = max(1, _SQLITE_MAX_PARAMETERS // len(names))
+        row = f"({self.marks(len(names))})"
+        for start in range(0, len(values), rows_per_statement):
+            part = values[start:start + rows_per_statement]
+            await self.connection.execute_query(
+                f'INSERT INTO "{table}" ({quoted}) VALUES {", ".join([row] * len(part))}', [v for r in part for v in r]
+            )
 
     def _stamps(self) -> tuple[datetime, datetime]:
         at = self.stamp()

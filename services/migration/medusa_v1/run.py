@@ -8,6 +8,8 @@ from operator import itemgetter
 
 from tortoise.transactions import in_transaction
 
+
+from services.catalog import search_index
 from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
 from services.migration.medusa_v1.marks import load_marks, save_mark
 from services.migration.medusa_v1.money import check_money
@@ -117,7 +119,9 @@ async def _copy(
             if target is not None and target.postgres and entity.copy_key:
                 await target.upsert(entity.target, names, entity.key, values)  # one statement, committed alone
             elif target is not None:
-                async with in_transaction() as conn:  # each batch commits: an interrupted run keeps what it wrote
+                # Each batch commits: an interrupted run keeps what it wrote. The search index
+                # rewrites each product a batch touches once, not once per row.
+                async with in_transaction() as conn, search_index.batch(conn):
                     writer = Target(conn)
                     if entity.copy_key:
                         await writer.upsert(entity.target, names, entity.key, values)

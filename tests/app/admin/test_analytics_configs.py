@@ -62,6 +62,8 @@ async def test_each_user_answers_for_themselves(client, admin, admin_headers):
     assert r.status_code == 200 and r.json()["analytics_config"]["user_id"] != admin.id
     mine = (await client.get("/admin/analytics-configs", headers=admin_headers)).json()["analytics_config"]
     assert (mine["opt_out"], mine["anonymize"]) == (True, False)
+    assert await stored(jane_id := r.json()["analytics_config"]["user_id"]) == (False, True)
+    assert await stored(admin.id) == (True, False) and jane_id != admin.id
 
 
 async def test_update_changes_only_what_it_names_and_creates_a_missing_config(client, admin, admin_headers):
@@ -69,7 +71,8 @@ async def test_update_changes_only_what_it_names_and_creates_a_missing_config(cl
     r = await client.post("/admin/analytics-configs/update", json={"anonymize": True}, headers=admin_headers)
     assert r.status_code == 200, r.text
     first = r.json()["analytics_config"]
-    assert (first["opt_out"], first["anonymize"]) == (False, True)
+    assert (first["opt_out"], first["anonymize"]) == (True, True)  # (answered so: see the consent test)
+    assert await stored(admin.id) == (False, True)
     # When it is changed, the other answer stays
     r = await client.post("/admin/analytics-configs/update", json={"opt_out": True}, headers=admin_headers)
     changed = r.json()["analytics_config"]
@@ -96,7 +99,7 @@ async def test_delete_forgets_the_answer_so_the_dashboard_asks_again(client, adm
         assert r.status_code == 200 and r.json() == {"user_id": admin.id, "object": "analytics_config", "deleted": True}
     assert (await client.get("/admin/analytics-configs", headers=admin_headers)).status_code == 404
     r = await client.post("/admin/analytics-configs", json={"opt_out": False}, headers=admin_headers)
-    assert r.status_code == 200 and r.json()["analytics_config"]["opt_out"] is False
+    assert r.status_code == 200 and await stored(admin.id) == (False, False)
 
 
 async def test_a_deleted_users_answer_goes_with_them(client, admin_headers):
@@ -117,3 +120,27 @@ async def test_racing_first_answers_keep_one_config(client, admin, admin_headers
     assert [r.status_code for r in results] == [200] * 6
     assert len({r.json()["analytics_config"]["id"] for r in results}) == 1
     assert await AnalyticsConfig.filter(user_id=admin.id).count() == 1
+
+
+async def stored(user_id: str) -> tuple[bool, bool]:
+    config = await AnalyticsConfig.get(user_id=user_id, deleted_at=None)
+    return config.opt_out, config.anonymize
+
+
+async def test_a_user_who_opts_in_is_answered_opted_out_so_the_dashboard_sends_nothing(client, admin, admin_headers):
+    # Given the dashboard asking (the flag on, no answer yet)
+    flags = (await client.get("/admin/store", headers=admin_headers)).json()["store"]["feature_flags"]
+    assert {"key": "analytics", "value": True} in flags
+    assert (await client.get("/admin/analytics-configs", headers=admin_headers)).status_code == 404
+    # When the user agrees to share, anonymized
+    r = await client.post("/admin/analytics-configs", json={"opt_out": False, "anonymize": True}, headers=admin_headers)
+    assert r.status_code == 200, r.text
+    # I expect their answer kept as given, and every answer to say opted out: the dashboard loads
+    # Segment (and tracks its errors) only for a config that says opt_out false
+    assert await stored(admin.id) == (False, True)
+    for r in (r, await client.get("/admin/analytics-configs", headers=admin_headers),
+              await client.post("/admin/analytics-configs/update", json={"opt_out": False}, headers=admin_headers)):
+        assert r.status_code == 200 and r.json()["analytics_config"]["opt_out"] is True
+        assert r.json()["analytics_config"]["anonymize"] is True
+    # and never asked again: the GET answers a config
+    assert (await client.get("/admin/analytics-configs", headers=admin_headers)).status_code == 200

@@ -115,3 +115,53 @@ async def test_a_bad_search_is_a_400(client, seeded, body, message):
     r = await client.post("/store/products/search", json=body)
     assert r.status_code == 400 and r.json()["type"] == "invalid_data", r.text
     assert message in r.json()["message"]
+
+
+# ---------------------------------------------------------------- `q=` on the lists: engine ∪ substring
+
+
+async def list_ids(client, path: str, headers: dict | None = None) -> tuple[list[str], int]:
+    r = await client.get(path, headers=headers or {})
+    assert r.status_code == 200, r.text
+    return [p["id"] for p in r.json()["products"]], r.json()["count"]
+
+
+@pytest.mark.parametrize("side", ["store", "admin"])
+async def test_q_on_the_lists_finds_by_tag_and_words_as_the_engine_does_and_still_by_substring(
+        client, seeded, admin_headers, side):
+    headers = admin_headers if side == "admin" else {}
+    tag = await ProductTag.create(value="Wintertime")
+    await (await Product.get(id="prod_socks")).tags.add(tag)
+    # A tag, and two words in any order, which Medusa's substring never finds
+    assert (await list_ids(client, f"/{side}/products?q=wintertime", headers)) == (["prod_socks"], 1)
+    assert (await list_ids(client, f"/{side}/products?q=shirt%20medusa", headers))[0] != []
+    # The middle of a word, which the engine's prefixes never find, still found
+    found, count = await list_ids(client, f"/{side}/products?q=eatpa", headers)
+    assert (found, count) == (["prod_sweatpants"], 1)
+
+
+@pytest.mark.parametrize("side", ["store", "admin"])
+async def test_q_on_the_lists_keeps_the_lists_order_pages_and_count(client, seeded, admin_headers, side):
+    headers = admin_headers if side == "admin" else {}
+    # "sweat": the engine (prefix) and the substring both; "medusa" in tags or titles of many
+    everything, count = await list_ids(client, f"/{side}/products?q=medusa&order=handle&limit=100", headers)
+    assert count == len(everything) > 3
+    handles = [(await Product.get(id=i)).handle for i in everything]
+    assert handles == sorted(handles)
+    pages = [await list_ids(client, f"/{side}/products?q=medusa&order=handle&limit=2&offset={o}", headers)
+             for o in range(0, count, 2)]
+    assert [i for page, _ in pages for i in page] == everything
+    assert {c for _, c in pages} == {count}
+
+
+async def test_q_on_the_admin_list_finds_drafts_and_the_store_list_does_not(client, seeded, admin_headers):
+    await Product.filter(id="prod_socks").update(status="draft", subtitle="Alpine ribbed")
+    assert (await list_ids(client, "/admin/products?q=alpine", admin_headers)) == (["prod_socks"], 1)
+    assert (await list_ids(client, "/store/products?q=alpine")) == ([], 0)
+
+
+@requires_postgres("typo tolerance is PostgreSQL's trigram similarity")
+@pytest.mark.parametrize("side", ["store", "admin"])
+async def test_q_on_the_lists_forgives_a_typo_on_postgres(client, seeded, admin_headers, side):
+    headers = admin_headers if side == "admin" else {}
+    assert "prod_hoodie" in (await list_ids(client, f"/{side}/products?q=hodie", headers))[0]
