@@ -17,7 +17,7 @@ from typing import Any
 
 import dramatiq
 from dramatiq import Message
-from tortoise.expressions import F, Q
+from tortoise.expressions import Q
 
 from models import Job
 from services.core import clock
@@ -42,6 +42,17 @@ def _silent(takeover_seconds: float) -> Q:
         Q(heartbeat_at__lt=now - timedelta(seconds=takeover_seconds))
         | Q(heartbeat_at=None, started_at__lt=now - timedelta(seconds=max(takeover_seconds, _UNBEATEN_SECONDS)))
     )
+
+
+# One statement, the claim and its attempt number (the condition is `_CLAIMABLE` or `_silent`):
+# a worker claims every job it runs, so the second statement it took to read the count back was
+# a round trip per job.
+_CLAIM = (
+    'UPDATE "job" SET "status" = \'running\', "attempts" = "attempts" + 1, "started_at" = ?, "heartbeat_at" = ? '
+    'WHERE "id" = ? AND ("status" IN (' + ", ".join(f"'{s}'" for s in _CLAIMABLE) + ') OR ("status" = \'running\' '
+    'AND ("heartbeat_at" < ? OR ("heartbeat_at" IS NULL AND "started_at" < ?)))) RETURNING "attempts"'
+)
+_CLAIM_PG = _CLAIM.replace("?", "${}").format(*range(1, 6))
 
 
 async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:
@@ -75,12 +86,13 @@ async def claim(job_id: str, takeover_seconds: float = TAKEOVER_SECONDS) -> int 
     it already ran, was canceled, or is running with a live heartbeat (a duplicate message). A
     running job silent for `takeover_seconds` is taken over: its worker died."""
     now = clock.now()
-    claimed = await Job.filter(Q(status__in=_CLAIMABLE) | _silent(takeover_seconds), id=job_id).update(
-        status="running", attempts=F("attempts") + 1, started_at=now, heartbeat_at=now
-    )
-    if not claimed:
-        return None
-    return (await Job.filter(id=job_id).values_list("attempts", flat=True))[0]
+    db = Job._meta.db
+    sql = _CLAIM if db.capabilities.dialect == "sqlite" else _CLAIM_PG
+    rows = await db.execute_query_dict(sql, [
+        now, now, job_id, now - timedelta(seconds=takeover_seconds),
+        now - timedelta(seconds=max(takeover_seconds, _UNBEATEN_SECONDS)),
+    ])
+    return int(rows[0]["attempts"]) if rows else None
 
 
 def _held(job_id: str, attempt: int | None):

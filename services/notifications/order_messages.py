@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from html import escape
 
-from models import ClaimOrder, Fulfillment, GiftCard, Refund, Store, Swap
-from services.orders.view import load_order_view
+from models import ClaimOrder, Fulfillment, GiftCard, Order, Refund, Store, Swap
+from services.core.errors import NotFound
+from services.core.ids import fits
+from services.orders.order_rows import read_orders
+from services.orders.view import load_views
 
 __all__ = ["ORDER_KINDS", "snapshot", "compose_order", "shop_details", "with_secrets"]
 
@@ -30,7 +33,12 @@ def _money(amount: int, currency: str) -> str:
 
 
 async def _order_part(order_id: str) -> dict:
-    view = await load_order_view(order_id)
+    # The lines' titles and the totals, nothing more: no variant, product or after-sale rows
+    # (the totals need none of them), which the worker used to read for every message.
+    orders = await read_orders([order_id]) if fits(Order, order_id) else []
+    if not orders:
+        raise NotFound(f"Order with id {order_id} was not found")
+    view = (await load_views(orders, line_detail=False, after_sale=False))[0]
     order = view.order
     currency = order.currency_code
     return {

@@ -9,7 +9,7 @@ import pytest
 from jobs import outbox
 from models import Job
 from services.core.db import atomic
-from tests.conftest import BROKER, idle, wait_for
+from tests.conftest import BROKER, count_queries, idle, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.scheduler import sweep_outbox
 from tests.conftest import SETTINGS
@@ -205,3 +205,15 @@ async def test_a_running_job_beats_its_heartbeat(worker, monkeypatch):
     job = await outbox.enqueue("slow_for_test")
     done = await wait_for(lambda: _status(job.id, "succeeded"))
     assert done.heartbeat_at > done.started_at + timedelta(seconds=0.1)
+
+
+async def test_a_claim_is_one_statement_and_answers_the_attempt():
+    # Given a job asked for, and one silent for 20 s (its worker died)
+    fresh, silent = await outbox.enqueue("ping", "x", queue_name="maintenance"), await _running(beat_seconds_ago=20)
+    # When a worker claims each (it claims every job it runs)
+    async with count_queries() as queries:
+        attempts = [await outbox.claim(job.id, takeover_seconds=15) for job in (fresh, silent)]
+    # I expect one statement each, answering the claim's attempt
+    assert attempts == [1, 2] and len(queries) == 2
+    # and none for a job running with a live heartbeat
+    assert await outbox.claim(fresh.id, takeover_seconds=15) is None
