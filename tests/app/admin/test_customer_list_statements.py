@@ -53,6 +53,7 @@ def queries(groups: dict[str, str]) -> list[str]:
         "has_account=false&order=email", "order=email", "order=-email&limit=3&offset=1", "order=-updated_at",
         "order=first_name", "order=id", f"groups[]={groups['vip']}", f"groups[]={groups['vip']},{groups['wholesale']}",
         f"created_at[gt]={after}", f"updated_at[lt]={after}&order=created_at", "q=example&has_account=true&limit=1",
+        "fields=email,phone&order=email",
     ]
 
 
