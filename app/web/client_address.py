@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 from collections.abc import Iterable
 
 from sanic import Request
@@ -78,6 +79,7 @@ def forwarded_for(values: Iterable[str]) -> list[Address | None]:
     return hops
 
 
+@lru_cache(maxsize=4096)  # a pure function of the text; parsing showed on every request's log line
 def read_address(node: str | None) -> Address | None:
     """The IP address of a node as proxies write it (`192.0.2.7`, `192.0.2.7:4711`, `2001:db8::1`,
     `[2001:db8::1]:4711`, quoted or not); None for anything else. IPv4-mapped IPv6 reads as IPv4."""

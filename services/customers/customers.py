@@ -14,7 +14,7 @@ from tortoise.transactions import in_transaction
 from models import Address, Customer, CustomerGroup
 from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound, Unauthorized
-from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.core.listing import FindConfig, date_filters, find_one, find_page, find_plain_page
 from services.core.metadata import merge_metadata
 from services.core.passwords import dummy_hash, hash_password_async, strengthen_hash, verify_password_async
 from services.core.tokens import STORE_JWT_TTL, issue_jwt, password_stamp, stamp_matches
@@ -103,7 +103,10 @@ def _filtered(f: CustomerFilter) -> QuerySet:
 
 
 async def list_customers(f: CustomerFilter, config: FindConfig) -> tuple[list[Customer], int]:
-    """One page of live customers and the total count; statements do not grow with the page."""
+    """One page of live customers and the total count; statements do not grow with the page.
+    Without relations (the dashboard's list), the statements are built once per filter and page."""
+    if not config.relations:
+        return await find_plain_page(Customer, repr(f), lambda: _filtered(f), config)
     customers, count = await find_page(
         _filtered(f), replace(config, relations=_orm_relations(config.relations))
     )
