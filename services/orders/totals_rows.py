@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from tortoise.expressions import Subquery
+
 from models import (
     Discount, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, ShippingMethod,
     ShippingMethodTaxLine,
@@ -80,13 +82,16 @@ async def load_totals(order_ids: list[str]) -> dict[str, OrderTotals]:
     discounts = await _discounts(ids)
     items = _by(await _rows(LineItem, LineItem.filter(order_id__in=ids), "id", "order_id", "unit_price", "quantity",
                             "returned_quantity", "allow_discounts"), "order_id")
-    adjustments = _by(await _rows(LineItemAdjustment, LineItemAdjustment.filter(item__order_id__in=ids),
+    # By subquery, not a join: the ORM joins LEFT, which SQLite answers by reading the whole table.
+    lines = Subquery(LineItem.filter(order_id__in=ids).values("id"))
+    adjustments = _by(await _rows(LineItemAdjustment, LineItemAdjustment.filter(item_id__in=lines),
                                   "item_id", "amount", "discount_id"), "item_id")
-    item_taxes = _by(await _rows(LineItemTaxLine, LineItemTaxLine.filter(item__order_id__in=ids), "item_id", "rate"),
+    item_taxes = _by(await _rows(LineItemTaxLine, LineItemTaxLine.filter(item_id__in=lines), "item_id", "rate"),
                      "item_id")
     methods = _by(await _rows(ShippingMethod, ShippingMethod.filter(order_id__in=ids), "id", "order_id", "price"),
                   "order_id")
-    method_taxes = _by(await _rows(ShippingMethodTaxLine, ShippingMethodTaxLine.filter(shipping_method__order_id__in=ids),
+    method_taxes = _by(await _rows(ShippingMethodTaxLine, ShippingMethodTaxLine.filter(
+        shipping_method_id__in=Subquery(ShippingMethod.filter(order_id__in=ids).values("id"))),
                                    "shipping_method_id", "rate"), "shipping_method_id")
     transactions = await _rows(GiftCardTransaction, GiftCardTransaction.filter(order_id__in=ids),
                                "order_id", "amount", "tax_rate", "is_taxable", "gift_card__tax_rate", ordered=True)
