@@ -12,8 +12,7 @@ from datetime import datetime
 
 from models import GiftCard
 from services.migration.medusa_v1.source import Source
-from services.orders.order_rows import read_orders
-from services.orders.view import load_views
+from services.orders.totals_rows import load_totals
 
 __all__ = ["check_money", "ORDER_FIGURES", "FIGURES_FROM"]
 
@@ -58,13 +57,12 @@ async def check_money(source: Source, batch_rows: int = CHUNK, since: dict[str, 
     orders = ORDER_FIGURES.format(where=_changed(since, FIGURES_FROM, "o"))
     async for rows in source.stream(orders, batch_rows):
         checked += len(rows)
-        views = {v.order.id: v for v in await load_views(await read_orders([r["id"] for r in rows]), line_detail=False, after_sale=False)}
+        totals = await load_totals([r["id"] for r in rows])
         for row in rows:
-            view = views.get(row["id"])
-            if view is None:
+            ours = totals.get(row["id"])
+            if ours is None:
                 differences.append(f"order {row['id']} (#{row['display_id']}) is missing")
                 continue
-            ours = view.totals
             figures = [("paid", row["paid"], ours.paid_total), ("refunded", row["refunded"], ours.refunded_total)]
             if row["untouched"] and row["paid"]:
                 figures.append(("total", row["paid"], ours.total))
