@@ -1,5 +1,4 @@
 from models.migrations import _base as base
-from tortoise.migrations import operations as ops
 
 # The catalogue's version (services/catalog/versions.py): one row whose `catalogue` value is
 # replaced by a fresh random number in the same transaction as any write to what the storefront's
@@ -113,27 +112,9 @@ SQLITE_DROP = [
 ]
 
 
-class PerDialect(ops.RunSQL):
-    """PostgreSQL's statements, or SQLite's on SQLite, each run whole (as in 0022_product_search:
-    Tortoise's SQLite editor splits on ";", which would cut a trigger's body)."""
-
-    def __init__(self, sql, reverse_sql, sqlite_sql, sqlite_reverse_sql) -> None:
-        super().__init__(sql, reverse_sql=reverse_sql)
-        self.sqlite = {id(sql): sqlite_sql, id(reverse_sql): sqlite_reverse_sql}
-
-    async def _run_sql(self, state_editor, sqls) -> None:
-        if state_editor.client.capabilities.dialect != "sqlite":
-            return await super()._run_sql(state_editor, sqls)
-        for sql in self.sqlite[id(sqls)]:
-            if state_editor.collect_sql:
-                state_editor.collected_sql.append(sql)
-            else:
-                await state_editor.client.execute_query(sql)
-
-
 class Migration(base.Migration):
     dependencies = [('models', '0024_inventory_locations')]
 
     initial = False
 
-    operations = [PerDialect(PG_CREATE, PG_DROP, SQLITE_CREATE, SQLITE_DROP)]
+    operations = [base.PerDialect(PG_CREATE, PG_DROP, SQLITE_CREATE, SQLITE_DROP)]

@@ -193,4 +193,4 @@ class Migration(base.Migration):
 
     initial = False
 
-    operations = [OLD.PerDialect(PG_CREATE, PG_DROP, SQLITE_CREATE, SQLITE_DROP)]
+    operations = [base.PerDialect(PG_CREATE, PG_DROP, SQLITE_CREATE, SQLITE_DROP)]

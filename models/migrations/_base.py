@@ -14,7 +14,7 @@ from tortoise.migrations import operations as ops
 from tortoise.migrations.schema_editor.base import BaseSchemaEditor
 from tortoise.migrations.schema_generator.state import State
 
-__all__ = ["Migration"]
+__all__ = ["Migration", "PerDialect"]
 
 _READ_ONLY_THE_NEW_STATE = (ops.CreateModel.database_forward, ops.AddField.database_forward)
 _CHANGE_NO_STATE = (ops.RunSQL.state_forward, ops.RunPython.state_forward)
@@ -39,3 +39,21 @@ class Migration(migrations.Migration):
             await self._run_database_forward(operation, old_state, state, schema_editor, transactional)
         state.validate_relations_initialized()
         return state
+
+
+class PerDialect(ops.RunSQL):
+    """PostgreSQL's statements, or SQLite's (`sqlite_sql`, `sqlite_reverse_sql`) on SQLite, each
+    run whole: Tortoise's SQLite editor splits on ";", which would cut a trigger's body."""
+
+    def __init__(self, sql, reverse_sql, sqlite_sql, sqlite_reverse_sql) -> None:
+        super().__init__(sql, reverse_sql=reverse_sql)
+        self.sqlite = {id(sql): sqlite_sql, id(reverse_sql): sqlite_reverse_sql}
+
+    async def _run_sql(self, state_editor, sqls) -> None:
+        if state_editor.client.capabilities.dialect != "sqlite":
+            return await super()._run_sql(state_editor, sqls)
+        for sql in self.sqlite[id(sqls)]:
+            if state_editor.collect_sql:
+                state_editor.collected_sql.append(sql)
+            else:
+                await state_editor.client.execute_query(sql)
