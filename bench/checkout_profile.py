@@ -23,11 +23,9 @@ import time
 from collections import defaultdict
 from urllib.parse import urlparse
 
-import httpx
-
 from app.config import Settings
 from bench.checkout_driver import ADDRESS, _catalogue, _cpu_ms, _pg_backends, _ticks
-from bench.in_process import open_store
+from bench.in_process import open_store, served
 
 STEPS = ("create_cart", "add_item", "address_email", "shipping_options", "add_shipping", "payment_sessions",
          "select_session", "complete")
@@ -45,18 +43,9 @@ class _Statements(logging.Handler):
 
 
 async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
-    from app.server import create_app
-
     settings = Settings.from_env()
     async with open_store(settings):
-        app = create_app(settings, manage_orm=False, name="checkout_profile")
-        app.config.TOUCHUP = False
-        server = await app.create_server(host="127.0.0.1", port=0, return_asyncio_server=True, access_log=False)
-        await server.startup()
-        await server.before_start()
-        await server.after_start()
-        port = server.server.sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+        async with served(settings, "checkout_profile") as client:
             region_id, country, variants = await _catalogue(client, "usd")
             handler = _Statements()
             logger = logging.getLogger("tortoise.db_client")

@@ -20,31 +20,18 @@ import pstats
 import time
 from collections import defaultdict
 
-import httpx
-
 from app.config import Settings
 from bench.checkout_driver import _catalogue, checkout
 from bench.checkout_profile import _Statements
-from bench.in_process import open_store
+from bench.in_process import open_store, served
 
 
 async def _place(settings: Settings, orders: int) -> None:
-    from app.server import create_app
-
-    app = create_app(settings, manage_orm=False, name="worker_profile")
-    app.config.TOUCHUP = False
-    server = await app.create_server(host="127.0.0.1", port=0, return_asyncio_server=True, access_log=False)
-    await server.startup()
-    await server.before_start()
-    await server.after_start()
-    port = server.server.sockets[0].getsockname()[1]
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+    async with served(settings, "worker_profile") as client:
         region_id, country, variants = await _catalogue(client, "usd")
         timings: dict = defaultdict(list)
         for n in range(orders):
             await checkout(client, region_id, country, variants, n, timings)
-    await server.before_stop()
-    await server.close()
 
 
 last_sql: dict[str, list[str]] = {}  # the statements of the last job of each actor
