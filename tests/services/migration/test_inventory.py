@@ -16,7 +16,9 @@ import uuid
 import asyncpg
 import pytest
 
-from models import InventoryItem, InventoryLevel, ProductVariant, ProductVariantInventoryItem, StockLocation, Store
+from models import (
+    InventoryItem, InventoryLevel, ProductVariant, ProductVariantInventoryItem, SalesChannelLocation, StockLocation, Store,
+)
 from services import inventory
 from services.inventory.switch_on import DEFAULT_LOCATION_NAME, switch_on
 from services.migration.medusa_v1 import Progress, move
@@ -268,3 +270,55 @@ async def test_a_changed_level_and_a_removed_link_arrive_on_the_next_run(stocked
     # and the variant counts what the levels now hold: 20 + 5
     assert await _storefront_quantities(client, [first]) == {first: 25}
     assert report.money_differences == []
+
+
+async def _moved_and_switched_on(url: str) -> dict:
+    """The move run, then the switch-on `commerce import` runs after it with the setting on."""
+    inventory._enabled = True
+    try:
+        report = await move(url, progress=Progress(io.StringIO()))
+        return {"report": report, **await switch_on()}
+    finally:
+        inventory._enabled = False
+
+
+async def _stock_here() -> dict:
+    return {
+        "locations": sorted(await StockLocation.filter(deleted_at=None).values_list("id", flat=True)),
+        "items": sorted(await InventoryItem.filter(deleted_at=None).values_list("id", flat=True)),
+        "links": sorted(await ProductVariantInventoryItem.all().values_list("variant_id", "inventory_item_id")),
+        "levels": sorted(await InventoryLevel.all().values_list("inventory_item_id", "location_id", "stocked_quantity")),
+        "channels": sorted(await SalesChannelLocation.all().values_list("sales_channel_id", "location_id")),
+    }
+
+
+async def test_re_runs_with_the_setting_on_keep_what_switch_on_added_for_a_shop_without_the_modules(
+        medusa_source, client):
+    # Given a shop without the modules moved in with the setting on: switch-on made a default
+    # location sold from by the shop's channels, and an item stocked there for each variant
+    first = await _moved_and_switched_on(medusa_source)
+    made = await _stock_here()
+    assert [loc.name for loc in await StockLocation.all()] == [DEFAULT_LOCATION_NAME]
+    assert first["items"] == len(made["items"]) > 0 and made["channels"]
+    # When the move and its switch-on run again
+    again = await _moved_and_switched_on(medusa_source)
+    # Then nothing was taken away or made twice
+    assert again["items"] == 0 and again["reconciled"] == 0 and again["location_id"] == first["location_id"]
+    assert await _stock_here() == made
+
+
+async def test_re_runs_with_the_setting_on_keep_the_item_switch_on_gave_a_variant_medusa_counted_none_for(
+        stocked_source):
+    url, made = stocked_source
+    bare = made["variants"][2]  # manages its stock, has no inventory item in Medusa
+    first = await _moved_and_switched_on(url)
+    assert first["location_id"] == MAIN
+    own = await ProductVariantInventoryItem.get(variant_id=bare)
+    assert own.inventory_item_id not in (ITEM_1, ITEM_2)
+    held = await _stock_here()
+    assert (own.inventory_item_id, MAIN, (await ProductVariant.get(id=bare)).inventory_quantity) in held["levels"]
+    # When the move and its switch-on run again
+    again = await _moved_and_switched_on(url)
+    # Then the shop's stock and what switch-on added are as they were, nothing made twice
+    assert again["items"] == 0 and again["reconciled"] == 0
+    assert await _stock_here() == held
