@@ -51,8 +51,18 @@ async def settle_stock(source, report) -> None:
     """After the copy: what Medusa deleted of the links and levels goes, then the variants count
     what the moved levels hold (a shop with the modules)."""
     await _prune(source, report)
-    if source.has("inventory_level") and source.has("product_variant_inventory_item"):
+    if await _counts_by_location(source):
         await sync_variants(None)
+
+
+async def _counts_by_location(source) -> bool:
+    """The shop kept its stock in the modules' levels: it has some. Tables without a live level
+    (the modules' migrations ran, the shop never stocked a location) leave the variants' own
+    quantities as the stock, as Medusa could sell nothing of an item without a level."""
+    if not (source.has("inventory_level") and source.has("product_variant_inventory_item")):
+        return False
+    live = " WHERE deleted_at IS NULL" if source.has("inventory_level", "deleted_at") else ""
+    return await source.conn.fetchval(f"SELECT EXISTS (SELECT 1 FROM inventory_level{live})")
 
 
 async def _prune(source, report) -> None:

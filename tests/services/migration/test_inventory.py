@@ -322,3 +322,18 @@ async def test_re_runs_with_the_setting_on_keep_the_item_switch_on_gave_a_varian
     # Then the shop's stock and what switch-on added are as they were, nothing made twice
     assert again["items"] == 0 and again["reconciled"] == 0
     assert await _stock_here() == held
+
+
+async def test_module_tables_without_a_live_level_leave_the_variants_quantities_as_they_were(stocked_source):
+    url, made = stocked_source
+    first = made["variants"][0]
+    conn = await asyncpg.connect(url.replace("postgres://", "postgresql://", 1))
+    try:
+        # Given a shop whose modules' tables hold items and links but no live level
+        await conn.execute("UPDATE inventory_level SET deleted_at = now() WHERE deleted_at IS NULL AND id LIKE '%MOVE%'")
+        await move(url, progress=Progress(io.StringIO()))
+    finally:
+        await conn.execute("UPDATE inventory_level SET deleted_at = NULL WHERE id <> 'ilev_01MOVE1OLD000000000000000'")
+        await conn.close()
+    # Then its variants' own quantities are taken as its stock
+    assert (await ProductVariant.get(id=first)).inventory_quantity == 999
