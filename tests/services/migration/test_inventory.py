@@ -70,7 +70,8 @@ async def _stock(conn) -> dict:
         "SELECT pv.id FROM product_variant pv JOIN product p ON p.id = pv.product_id"
         " WHERE pv.deleted_at IS NULL AND pv.manage_inventory AND p.deleted_at IS NULL AND p.status = 'published'"
         " AND EXISTS (SELECT 1 FROM product_sales_channel psc WHERE psc.product_id = p.id AND psc.sales_channel_id = $1)"
-        " ORDER BY pv.id LIMIT 3", default_channel)]
+        " ORDER BY EXISTS (SELECT 1 FROM line_item li WHERE li.variant_id = pv.id AND li.order_id IS NOT NULL) DESC, pv.id"
+        " LIMIT 3", default_channel)]
     other_channel = await conn.fetchval(
         "SELECT id FROM sales_channel WHERE deleted_at IS NULL AND id <> $1 ORDER BY id LIMIT 1", default_channel)
     line = await conn.fetchval("SELECT id FROM line_item WHERE variant_id = $1 AND order_id IS NOT NULL ORDER BY id LIMIT 1",
@@ -209,6 +210,7 @@ async def test_the_stock_per_location_comes_over_and_reads_through_the_admin_and
     # the open reservation, for its order's line
     r = await admin_inv.get("/admin/reservations")
     assert r.status_code == 200, r.text
+    assert made["line"] is not None
     assert [(x["id"], x["line_item_id"], x["quantity"]) for x in r.json()["reservations"]] == [(RESERVATION, made["line"], 2)]
 
     # the storefront (the store's default channel sells from the main warehouse): 10 - 2 of the
