@@ -18,6 +18,7 @@ from models import DisplaySequence, DraftOrder, Order
 from services.migration.medusa_v1.progress import Progress
 from services.migration.medusa_v1.report import EntityCount, Report
 from services.migration.medusa_v1.source import Source, open_source
+from services.migration.medusa_v1.stock import settle_stock
 from services.migration.medusa_v1.target import prepare_target
 from services.migration.medusa_v1.writer import Target, TargetColumns, quick_commits
 from services.orders.display_ids import ORDER_SEQUENCE, ensure_sequence
@@ -52,6 +53,7 @@ async def move(
         report.copy_seconds = time.monotonic() - started
         if not dry_run:
             await continue_display_ids()
+            await settle_stock(source, report)
             if sum(e.copied for e in report.entities) >= ANALYZE_AFTER:
                 await Target().analyze()
             report.money_checked = True
