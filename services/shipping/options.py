@@ -113,8 +113,8 @@ async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
     found = await read_cart_lines(cart_id) if fits(Cart, cart_id) else None
     if found is None:
         raise NotFound(f"Cart with {cart_id} was not found")
-    cart, items = found
-    custom = await _custom_options(cart.id)
+    cart, items, has_custom = found
+    custom = await _custom_options(cart.id) if has_custom else []
     if custom:
         return await _priced_custom(custom)
     profiles = {i.variant.product.profile_id for i in items if i.variant is not None and i.variant.product.profile_id}
@@ -147,18 +147,19 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
     """Ship the cart with this option: at most one method per shipping profile, so a method of
     the same profile is replaced. Free shipping on the cart stores a price of 0.
 
-    The option and the cart's own offers are read before the cart is locked (they are not the
-    cart's to change); under the lock the cart is read once, and the answer is built from that
-    read and what was written: a constant number of statements whatever the number of lines."""
+    The option is read before the cart is locked (it is not the cart's to change); under the
+    lock the cart is read once (its own offers too, only when it has some: a swap's), and the
+    answer is built from that read and what was written: a constant number of statements
+    whatever the number of lines."""
     option = None
     if fits(ShippingOption, option_id):
         option = await _with_requirements(ShippingOption.filter(id=option_id, deleted_at=None)).first()
-    custom = await _custom_options(cart_id) if option is not None and fits(Cart, cart_id) else []
     async with atomic():
         rows = await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines())
         if option is None:  # refused after the cart's own refusals (none, completed), as before
             raise NotFound(f"Shipping Option with {option_id} was not found")
         cart, items = rows.cart, rows.items
+        custom = await _custom_options(cart.id) if rows.has_custom_options else []
         if custom:
             # The merchant set this cart's shipping and its prices (a swap's): only those.
             offered = next((c for c in custom if c.shipping_option_id == option.id), None)
