@@ -11,14 +11,18 @@ by every process, because the tag moves with the version. Users: the storefront'
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from typing import Generic, TypeVar
 
 from sanic import Request
 from sanic.response import HTTPResponse
 
-__all__ = ["kept", "forget_answers"]
+__all__ = ["kept", "forget_answers", "SharedRead"]
+
+T = TypeVar("T")
 
 MAX_BODY_BYTES = 1 << 20  # an answer larger than this is tagged but not kept in memory
 MAX_KEPT_BYTES = 32 << 20  # all kept answers of one process
@@ -93,3 +97,43 @@ async def kept(
         body = response.body
         _ANSWERS.put(tag, body)
     return HTTPResponse(body, headers=headers, content_type="application/json")
+
+
+class SharedRead(Generic[T]):
+    """A version read that concurrent requests of one process share. Each call gets the result of
+    a read that *started after the call was made*, so it sees every write committed before the
+    request arrived, as its own read would; but while one read is on its way, the calls made
+    meanwhile wait for it and then share the next one. Under load one round trip to the database
+    serves many requests (at most two round trips of waiting each); alone, a call costs one read."""
+
+    def __init__(self, read: Callable[[], Awaitable[T]]):
+        self.read = read
+        self.reads = 0  # how many reads were made (tests)
+        self._next: asyncio.Future | None = None  # the read that the calls arriving now will share
+        self._runner: asyncio.Task | None = None
+
+    async def __call__(self) -> T:
+        loop = asyncio.get_running_loop()
+        if self._next is None or self._next.get_loop() is not loop:
+            self._next = loop.create_future()
+        future = self._next
+        if self._runner is None or self._runner.done() or self._runner.get_loop() is not loop:
+            self._runner = loop.create_task(self._run())
+        return await asyncio.shield(future)
+
+    async def _run(self) -> None:
+        while self._next is not None:
+            future, self._next = self._next, None  # whoever comes now waits for the next read
+            self.reads += 1
+            try:
+                value = await self.read()
+            except asyncio.CancelledError:  # the process is stopping: nobody is left waiting
+                for waiting in (future, self._next):
+                    if waiting is not None:
+                        waiting.cancel()
+                self._next = None
+                raise
+            except Exception as e:  # every sharer sees the failure, as its own read would have
+                future.set_exception(e)
+            else:
+                future.set_result(value)

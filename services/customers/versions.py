@@ -10,17 +10,33 @@ so the orders a shop takes do not move it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tortoise import connections
 
-__all__ = ["customer_list_version"]
+__all__ = ["customer_list_version", "CustomerListVersions", "read_customer_list_versions"]
 
 # The shards are summed: a committed bump of any of them changes the sum (random values).
 _READ = ('SELECT sum("customers") AS "customers", sum("addresses") AS "addresses", sum("orders") AS "orders"'
          ' FROM "customer_list_version"')
 
 
+@dataclass(frozen=True)
+class CustomerListVersions:
+    customers: str
+    addresses: str
+    orders: str
+
+    def of(self, *, addresses: bool = True, orders: bool = True) -> str:
+        """The version of a customers list that may show addresses and orders (as asked)."""
+        return f"{self.customers}.{self.addresses if addresses else '-'}.{self.orders if orders else '-'}"
+
+
+async def read_customer_list_versions() -> CustomerListVersions:
+    """The three scopes, in one statement."""
+    r = (await connections.get("default").execute_query_dict(_READ))[0]
+    return CustomerListVersions(str(r["customers"]), str(r["addresses"]), str(r["orders"]))
+
+
 async def customer_list_version(*, addresses: bool = True, orders: bool = True) -> str:
-    """The version of a customers list that may show addresses and orders (as asked)."""
-    rows = await connections.get("default").execute_query_dict(_READ)
-    r = rows[0]
-    return f"{r['customers']}.{r['addresses'] if addresses else '-'}.{r['orders'] if orders else '-'}"
+    return (await read_customer_list_versions()).of(addresses=addresses, orders=orders)
