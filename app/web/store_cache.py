@@ -7,7 +7,8 @@ and, where it matters, the publishable key. The version is read first, in one st
 whose `If-None-Match` names the current tag is answered 304 before anything else is loaded. Each
 web process also keeps the bytes of recent answers under their tag (app/web/answer_cache.py), so an
 unchanged catalogue is answered without building the body again; a change anywhere is seen on the
-next request, by every process, because the tag moves with the version.
+next request, by every process, because the tag moves with the version. Concurrent requests share
+the version's read (`SharedRead`: each still gets a read started after it arrived).
 
 `Cache-Control` is `public, max-age=STORE_CACHE_SECONDS` (0, the default: `max-age=0,
 must-revalidate`, i.e. ask every time and take the 304). An answer that depends on the shopper (a
@@ -21,7 +22,7 @@ from collections.abc import Awaitable, Callable
 
 from sanic import Request
 
-from app.web.answer_cache import kept
+from app.web.answer_cache import SharedRead, kept
 from app.web.auth import customer_id, has_customer_credentials
 from app.web.publishable_keys import HEADER as KEY_HEADER
 from services.catalog.versions import catalogue_version
@@ -29,6 +30,7 @@ from services.catalog.versions import catalogue_version
 __all__ = ["cached", "PRIVATE"]
 
 PRIVATE = "private, no-store"
+_SHARED: dict[Callable[[], Awaitable[str]], SharedRead[str]] = {}
 
 
 def cache_control(seconds: int) -> str:
@@ -46,6 +48,7 @@ def cached(version: Callable[[], Awaitable[str]] = catalogue_version, *, product
     """A store GET handler whose 200 answers are tagged, revalidated and kept (see the module's doc).
     `products`: the answer also depends on the publishable key and may be personal."""
     vary = "Origin, x-publishable-api-key, Authorization, Cookie" if products else "Origin"
+    shared = _SHARED.setdefault(version, SharedRead(version))  # one per version, for every route
 
     def decorate(handler):
         @functools.wraps(handler)
@@ -60,7 +63,7 @@ def cached(version: Callable[[], Awaitable[str]] = catalogue_version, *, product
             key = request.query_string
             if products:
                 key += "\0" + request.headers.get(KEY_HEADER, "")
-            return await kept(request, await version(), key, lambda: handler(request, *args, **kwargs), headers)
+            return await kept(request, await shared(), key, lambda: handler(request, *args, **kwargs), headers)
 
         return answer
 
