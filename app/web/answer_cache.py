@@ -104,7 +104,9 @@ class SharedRead(Generic[T]):
     a read that *started after the call was made*, so it sees every write committed before the
     request arrived, as its own read would; but while one read is on its way, the calls made
     meanwhile wait for it and then share the next one. Under load one round trip to the database
-    serves many requests (at most two round trips of waiting each); alone, a call costs one read."""
+    serves many requests (at most two round trips of waiting each); alone, a call costs one read.
+    For reads outside any transaction only (a request's version): the shared read runs in a task
+    that inherits the context of the call that started it."""
 
     def __init__(self, read: Callable[[], Awaitable[T]]):
         self.read = read
