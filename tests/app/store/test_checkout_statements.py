@@ -138,5 +138,7 @@ async def test_completing_takes_the_same_statements_for_one_line_or_twenty(clien
         counts.append(len(statements))
         order = r.json()["data"]
         assert len(order["items"]) == len(cart["items"]) and order["total"] == cart["total"]
-    # I expect the same statements whatever the number of lines
-    assert counts[0] == counts[1] <= 25, counts
+    # I expect the same statements whatever the number of lines: the key, the display id, then one
+    # transaction (the cart read under its lock, authorizing, placing, the key finished); 25 when
+    # authorizing and placing were two transactions, each reading the cart
+    assert counts[0] == counts[1] <= 19, counts
