@@ -8,17 +8,14 @@ import re
 import uuid
 
 import orjson
-import pytest
 
 from models import (
     Cart, Discount, GiftCard, GiftCardTransaction, IdempotencyKey, LineItem, LineItemTaxLine, Order, Payment,
-    PaymentProvider, PaymentSession, ProductVariant, Region, ShippingMethodTaxLine,
+    PaymentSession, ProductVariant, ShippingMethodTaxLine,
 )
-from services.payments import register, unregister
-from services.payments.manual import ManualProvider
 from app.shapes.orders import placed_order_json
 from tests.cart_factories import discount, gift_card, update_cart
-from tests.checkout_factories import complete, ready_cart
+from tests.checkout_factories import complete, gateway, pay_with, ready_cart  # noqa: F401 (a fixture)
 from tests.conftest import count_queries
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -222,34 +219,9 @@ async def test_an_inventory_shortfall_is_a_409_and_leaves_nothing_authorized_or_
     assert (await ProductVariant.get(id="variant_cap_black")).inventory_quantity == 3
 
 
-class GatewayProvider(ManualProvider):
-    """A provider with a gateway: its authorization is committed before placing, on its own."""
-    id = "test-gateway"
-    in_process = False
-
-
-@pytest.fixture
-async def gateway(seeded):
-    provider = GatewayProvider()
-    register(provider)
-    row, _ = await PaymentProvider.get_or_create(id=provider.id)
-    for region in await Region.all():
-        await region.payment_providers.add(row)
-    yield provider
-    unregister(provider.id)
-
-
-async def _pay_with(client, cart: dict, provider_id: str) -> dict:
-    r = await client.post(f"/store/carts/{cart['id']}/payment-sessions", json={})
-    assert r.status_code == 200, r.text
-    r = await client.post(f"/store/carts/{cart['id']}/payment-session", json={"provider_id": provider_id})
-    assert r.status_code == 200, r.text
-    return r.json()["cart"]
-
-
 async def test_an_inventory_shortfall_through_a_gateway_releases_the_payment(client, gateway):
     # Given a cart paying through a gateway whose variant sells out before completion
-    cart = await _pay_with(client, await ready_cart(client, items={"variant_cap_black": 2}, pay=False), gateway.id)
+    cart = await pay_with(client, await ready_cart(client, items={"variant_cap_black": 2}, pay=False), gateway.id)
     await ProductVariant.filter(id="variant_cap_black").update(inventory_quantity=1)
     # When it is completed
     r = await complete(client, cart, "short-key")
