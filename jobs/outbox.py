@@ -2,6 +2,13 @@
 handed to the broker; the scheduler re-sends rows that never got there or were lost on the way.
 A worker claims the row before running it, so a message delivered twice runs once.
 
+The send right after the commit leaves the row `pending` (no statement, no commit of its own: a
+checkout asks for a job in every order placement, and the mark was a round trip and a commit each
+time, racing the worker's claim for the row). A pending row is either on its way or was never
+sent (its process died between the commit and the send): the sweep sends pending rows older than
+the grace period and marks them `enqueued`, so a job waiting longer than that in a backlog gets
+one more message, which its claim then drops. A row the sweep or a give-back sends is marked.
+
 A claimed job proves it is alive by beating `heartbeat_at` every few seconds. A running job
 whose heartbeat stopped (its worker died) is taken over, by the next message that names it or
 by the scheduler's sweep, whichever comes first. Each claim counts an attempt, and the attempt
@@ -59,12 +66,14 @@ async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kw
     """Ask for `actor_name(*args, **kwargs)`: a row now, a message once the transaction commits."""
     async with atomic() as unit:
         job = await Job.create(actor_name=actor_name, queue_name=queue_name, args=list(args), kwargs=kwargs)
-        unit.after_commit(lambda: send(job))
+        unit.after_commit(lambda: send(job, mark=False))
     return job
 
 
-async def send(job: Job) -> bool:
-    """Hand the job to the broker. False when the broker cannot be reached (the row stays)."""
+async def send(job: Job, *, mark: bool = True) -> bool:
+    """Hand the job to the broker. False when the broker cannot be reached (the row stays).
+    `mark`: the row is marked `enqueued` (with when), as the sweep's sends are; without it a
+    pending row stays pending until claimed (see the module's note)."""
     message = Message(
         queue_name=job.queue_name, actor_name=job.actor_name, args=tuple(job.args), kwargs=job.kwargs,
         options={"job_id": job.id},
@@ -74,6 +83,8 @@ async def send(job: Job) -> bool:
     except Exception as e:  # the broker is down or unknown: the scheduler's sweep sends it later
         log.warning("job %s (%s) not sent yet: %s", job.id, job.actor_name, e)
         return False
+    if not mark:
+        return True
     now = clock.now()
     if not await Job.filter(id=job.id, status="pending").update(status="enqueued", enqueued_at=now):
         # A worker may have claimed it already; the hand-over time is still worth keeping.

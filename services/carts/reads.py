@@ -115,10 +115,16 @@ async def read_cart(
     discounts = await _discounts(cart) if counts["discounts"] else []
     gift_cards = await _gift_cards(cart) if counts["gift_cards"] else []
     with_taxes, with_adjustments = stored_tax_lines(cart), amount_discount(discounts) is not None
-    if with_taxes or with_adjustments:  # the lines again, with what only such a cart needs
-        items, adjustments, item_lines = await _items(cart.id, with_adjustments, with_taxes)
+    # Read with the payment (a completion), the cart says whether its lines have stored tax lines.
+    lines_taxed = with_taxes and (not with_payment or counts["item_tax_lines"] > 0)
+    if lines_taxed or with_adjustments:  # the lines again, with what only such a cart needs
+        items, adjustments, item_lines = await _items(cart.id, with_adjustments, lines_taxed)
+        if with_taxes and not lines_taxed:
+            item_lines = {item.id: [] for item in items}
     else:
         items, adjustments, item_lines = _fold_items(line_rows, False, False)
+        if with_taxes:  # none stored
+            item_lines = {item.id: [] for item in items}
     methods, method_lines = [], {}
     if counts["methods"] and (methods_wanted is None or methods_wanted(sessions, discounts)):
         methods, method_lines = await _methods(cart.id, with_taxes)
@@ -174,6 +180,13 @@ _COUNTED = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_c
             "custom_options": "custom_shipping_option"}
 
 
+def _counted(with_payment: bool) -> list[str]:
+    """The counts the cart's statement carries; read with its payment (a completion, which wants
+    the stored tax lines) also how many tax lines its lines have stored, so that none stored
+    costs no second read of the lines."""
+    return [*_COUNTED, "item_tax_lines"] if with_payment else list(_COUNTED)
+
+
 def _cart_sources(with_payment: bool) -> list[_Source]:
     sources = [_source(Cart, "c"), _source(Region, "r"), _source(Address, "sa"), _source(Address, "ba"),
                _source(SalesChannel, "sc"), _source(PaymentSession, "ps")]
@@ -206,6 +219,10 @@ def _cart_query(cart_id: str, with_payment: bool, after: list):
         table = Table(table_name)
         query = query.select(_query().from_(table).select(fn.Count("*")).where(table.cart_id == c.table.id)
                              .as_(f"n_{name}"))
+    if pay:
+        taxed, line = Table("line_item_tax_line"), Table("line_item")
+        query = query.select(_query().from_(taxed).join(line).on(line.id == taxed.item_id).select(fn.Count("*"))
+                             .where(line.cart_id == c.table.id).as_("n_item_tax_lines"))
     return query.select(*after)
 
 
@@ -236,7 +253,7 @@ async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list]
     if sql is None:
         cart_nulls = [LiteralValue("1").as_("part")] + [n for source in _cart_sources(with_payment)
                                                       for n in source.nulls(dialect)]
-        cart_nulls += [_null(dialect, "BIGINT").as_(f"n_{name}") for name in _COUNTED]
+        cart_nulls += [_null(dialect, "BIGINT").as_(f"n_{name}") for name in _counted(with_payment)]
         line_nulls = [n for source in _line_sources() for n in source.nulls(dialect)]
         # Unsorted: sorting the union's wide rows costs the server more than sorting here.
         branches = (_cart_query(_MARK, with_payment, line_nulls), _lines_query(_MARK, cart_nulls, []))
@@ -263,7 +280,7 @@ def _fold_cart(rows: list, with_payment: bool) -> tuple[Cart, list[PaymentSessio
         object.__setattr__(cart, f"_{attr}", source.build(rows[0]))
     sessions = [s for s in (ps.build(row) for row in rows) if s is not None]
     payment = pay[0].build(rows[0]) if pay else None
-    return cart, sessions, {name: rows[0][f"n_{name}"] for name in _COUNTED}, payment
+    return cart, sessions, {name: rows[0][f"n_{name}"] for name in _counted(with_payment)}, payment
 
 
 async def _discounts(cart: Cart) -> list[Discount]:

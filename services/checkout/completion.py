@@ -15,6 +15,14 @@ The cart's live payment is what says a completion got past authorizing: a key re
 (placing follows at once, and a statement per checkout is saved); a key left there by an earlier
 version goes on with placing.
 
+A payment through a provider without a gateway (`manual`, `system`: services/payments/) is only
+the rows written for it, so there is nothing for it to survive: such a cart is authorized and
+placed in one transaction under one read of the cart, and the key is finished with the answer in
+that same transaction. A failure rolls all of it back (the key stays at `started`, nothing
+authorized, nothing placed); a commit answers the order and replays it. The display id is
+taken first, on its own, only for a cart that is open, not a swap's, and pays through such a
+provider (one statement that checks it); the locked read then checks again.
+
 Every stage first looks at the cart: a completed cart answers its order, an authorized payment
 is reused, so stages are safe to repeat, and two requests on one cart (with different keys, or
 none) end in one order. A stage that fails for a transient reason (the database or a gateway
@@ -44,14 +52,15 @@ from services.payments.authorizations import cancel_authorization
 from services.carts.view import CartView, load_cart_view, view_of
 from services.core import clock
 from services.core.db import atomic
-from services.orders.display_ids import next_display_id
+from services.orders.display_ids import next_display_id, next_display_id_when
 from services.orders.view import OrderView, placed_view
 from services.core.errors import DomainError, InvalidData, NotAllowed, UnexpectedState
 from services.checkout.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
 from services.checkout.placement import (
     GiftCardBalanceChanged, InsufficientInventory, StoredTaxLines, drop_tax_lines, place_order, store_tax_lines,
+    write_tax_lines,
 )
-from services.payments import get_provider
+from services.payments import authorizes_in_process, get_provider, in_process_ids
 from services.swaps.confirmation import confirm_swap
 
 __all__ = [
@@ -109,7 +118,11 @@ class TransientFailure(UnexpectedState):
 @dataclass
 class _Run:
     """What one run of a key has seen of its cart."""
+    answers: Answers
     numbered: bool = False  # a stage saw it open and not a swap's: placing takes a number unasked
+    display_id: int | None = None  # a number taken for this cart and not spent yet
+    asked: bool = False  # the number for authorizing and placing in one transaction was asked for
+    in_one: bool = False  # authorizing and placing in one transaction: a failure left nothing to undo
 
 
 @dataclass
@@ -171,7 +184,7 @@ async def hand_over_stalled(grace_seconds: float = STALLED_AFTER_SECONDS) -> int
 
 async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_retry: bool) -> Completion:
     stages = {"started": _tax_and_authorize, "tax_lines_created": _authorize, "payment_authorized": _place}
-    point, run = key.recovery_point, _Run()
+    point, run = key.recovery_point, _Run(answers)
     try:
         while True:
             stage = stages.get(point)
@@ -180,6 +193,8 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
                 outcome = _Final(status, _const(body))
             else:
                 outcome = await stage(key, cart_id, run)
+            if isinstance(outcome, Completion):  # finished with the stage's own transaction
+                return outcome
             if isinstance(outcome, str):  # the stage to go on with
                 point = outcome
                 continue
@@ -188,7 +203,8 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
             await idempotency.finish(key, outcome.status, body)
             return Completion(key.idempotency_key, outcome.status, body)
     except InsufficientInventory as refusal:
-        await _undo_authorization(cart_id)
+        if not run.in_one:  # else the refused transaction authorized nothing
+            await _undo_authorization(cart_id)
         # Medusa answers a stock shortfall as a finished request: the key stores it and replays it.
         status, body = answers.refused(refusal)
         await idempotency.finish(key, status, body)
@@ -196,7 +212,9 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
     except DomainError as refusal:
         # The shopper can fix this (select a session, drop a spent code): no answer is stored
         # for the key, so the same key works once the cart is right.
-        if point == "payment_authorized":
+        if run.in_one:
+            pass  # the refused transaction stored and authorized nothing
+        elif point == "payment_authorized":
             await _undo_refused_placing(key, cart_id)
         else:
             await _forget_tax_lines(cart_id)
@@ -258,16 +276,72 @@ async def _locked(cart_id: str, run: _Run) -> tuple[CartView, StoredTaxLines, Pa
     return await view_of(rows, force_taxes=True), (rows.item_tax_lines, rows.method_tax_lines), live
 
 
-async def _tax_and_authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
+# A cart that can be authorized and placed in one transaction: open, not a swap's, paying through
+# a provider without a gateway (the completion checks it again under the cart's lock).
+_IN_ONE = (
+    'EXISTS (SELECT 1 FROM "cart" c JOIN "payment_session" s ON s."cart_id" = c."id" AND s."is_selected"'
+    ' WHERE c."id" = {} AND c."completed_at" IS NULL AND c."deleted_at" IS NULL AND c."type" <> \'swap\''
+    ' AND s."provider_id" IN (%s))'
+)
+
+
+async def _tax_and_authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str | Completion:
     """The first stage: the tax lines stored, then the payment authorized, in one transaction
     under one read of the cart (a key left at `tax_lines_created` by an earlier version goes on
-    with `_authorize`)."""
+    with `_authorize`). A cart paying through a provider without a gateway is placed in the same
+    transaction (`_authorize_and_place`)."""
+    if not run.asked and run.display_id is None:
+        run.asked = True
+        providers = in_process_ids()
+        if providers:
+            condition = _IN_ONE % ", ".join(["{}"] * len(providers))
+            run.display_id = await next_display_id_when(condition, [cart_id, *providers])
     async with atomic():
         view, stored, payment = await _locked(cart_id, run)
         if done := await _completed(view.cart):
             return done
+        if run.display_id is not None and payment is None and _in_one(view):
+            return await _authorize_and_place(key, view, stored, run)
         await store_tax_lines(view, stored)
         return await _authorize_locked(view, payment)
+
+
+def _in_one(view: CartView) -> bool:
+    session = view.payment_session
+    return view.cart.type != "swap" and session is not None and authorizes_in_process(session.provider_id)
+
+
+async def _authorize_and_place(key: IdempotencyKey, view: CartView, stored: StoredTaxLines, run: _Run) -> Completion | _Final:
+    """Authorize through a provider without a gateway and place the order, in the caller's
+    transaction (the cart locked and read once), and finish the key with the answer in it too:
+    one commit makes all of it, a failure rolls all of it back."""
+    run.in_one = True
+    cart, session = view.cart, view.payment_session
+    if session.amount is not None:
+        _refuse_a_changed_total(view, session.amount)
+    payment = None
+    if view.totals.total > 0:
+        status, data = await get_provider(session.provider_id).authorize(session)
+        session.status, session.data = status, data
+        await session.save(update_fields=["status", "data", "updated_at"])
+        if status != "authorized":  # not what such a provider answers; as a gateway's answer is taken
+            if status in WAITING_STATUSES:
+                return _Final(200, lambda answers: _cart_answer(answers, cart.id, payment_status=status))
+            raise InvalidData("Cart payment not authorized")
+        payment = Payment(
+            cart_id=cart.id, amount=view.totals.total, currency_code=cart.region.currency_code,
+            provider_id=session.provider_id, data=data,
+        )
+    _, lines = await write_tax_lines(view, stored)
+    draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
+    order = await place_order(
+        view, run.display_id, payment=payment, draft_order=draft, authorized_at=clock.now())
+    run.display_id = None
+    plain = draft is None and not (view.discounts or view.gift_cards or any(i.is_giftcard for i in view.items))
+    final = _placed_answer(placed_view(order, view, payment, lines)) if plain else _order_answer(order.id)
+    body = orjson.loads(orjson.dumps(await final.build(run.answers)))
+    await idempotency.finish(key, final.status, body)
+    return Completion(key.idempotency_key, final.status, body)
 
 
 async def _authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
@@ -319,7 +393,9 @@ async def _authorize_session(cart: Cart, session: PaymentSession | None, total: 
 async def _place(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
     # No number is spent on a cart that already has its order, nor on a swap's: unless an earlier
     # stage of this run saw it open, it is asked (a rare race may still leave a number unused).
-    if run.numbered or not await Cart.filter(
+    if run.display_id is not None:  # taken by the first stage and not spent
+        display_id = run.display_id
+    elif run.numbered or not await Cart.filter(
             Q(id=cart_id) & (Q(completed_at__not_isnull=True) | Q(type="swap"))).exists():
         display_id = await next_display_id()  # outside the transaction: see services/orders/display_ids.py
     else:
@@ -346,6 +422,7 @@ async def _place(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
             return _swap_answer((await confirm_swap(view, payment)).id)
         draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
         order = await place_order(view, display_id, payment=payment, draft_order=draft)
+        run.display_id = None
     # A plain cart's order is answered from what placing it held; one with offers, a gift-card
     # line, new tax lines or a draft is read back (rows changed by placing would show stale).
     plain = kept and draft is None and not (view.discounts or view.gift_cards or any(i.is_giftcard for i in view.items))

@@ -31,7 +31,7 @@ from services.events import names as ev
 __all__ = [
     "restock", "variant_quantities",
     "place_order", "InsufficientInventory", "GiftCardBalanceChanged", "reserve_inventory", "store_tax_lines",
-    "drop_tax_lines", "check_placeable", "stocked", "StoredTaxLines",
+    "write_tax_lines", "drop_tax_lines", "check_placeable", "stocked", "StoredTaxLines",
 ]
 
 
@@ -65,9 +65,16 @@ async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) 
     replacing any: what the order will show and be charged (reference §3.5 stage 1). With
     `stored` (what the cart holds, read with it), lines already stored as computed are kept
     and only what is there is deleted. True when the stored lines were kept as they were."""
+    return (await write_tax_lines(view, stored))[0]
+
+
+async def write_tax_lines(view: CartView, stored: StoredTaxLines | None = None) -> tuple[bool, StoredTaxLines]:
+    """`store_tax_lines`, answering also the lines the cart now holds (by line id, by method id):
+    `stored` when kept, else the rows just written (an answer built from them shows what a read
+    would)."""
     if stored is not None and _same_lines(view.item_tax_lines, stored[0]) and _same_lines(
             view.method_tax_lines, stored[1]):
-        return True
+        return True, stored
     await drop_tax_lines(view, stored)
     item_lines = [
         LineItemTaxLine(item_id=item_id, rate=line.rate, name=line.name, code=line.code)
@@ -81,7 +88,12 @@ async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) 
         await LineItemTaxLine.bulk_create(item_lines)
     if method_lines:
         await ShippingMethodTaxLine.bulk_create(method_lines)
-    return False
+    now: StoredTaxLines = ({}, {})
+    for row in item_lines:
+        now[0].setdefault(row.item_id, []).append(row)
+    for row in method_lines:
+        now[1].setdefault(row.shipping_method_id, []).append(row)
+    return False, now
 
 
 def _same_lines(computed: dict[str, list], stored: dict[str, list]) -> bool:
@@ -180,10 +192,13 @@ async def _take_stock(by_variant: dict[str, int]) -> dict[str, int]:
 
 async def place_order(
     view: CartView, display_id: int, *, payment: Payment | None, payment_status: str = "awaiting",
-    draft_order: DraftOrder | None = None,
+    draft_order: DraftOrder | None = None, authorized_at=None,
 ) -> Order:
     """The order of the cart in `view` (locked by the caller, not completed, with its tax lines
-    stored). `payment` is the authorized payment (None when nothing is to pay)."""
+    stored). `payment` is the authorized payment (None when nothing is to pay). `authorized_at`:
+    the payment was authorized in this same transaction (a provider without a gateway,
+    services/checkout/completion.py), and `payment` is not written yet: it is written with the
+    order's id, and the cart's payment marks with its completion."""
     cart = view.cart
     check_placeable(view, payment)
     if short := await reserve_lines(view.items, cart.sales_channel_id):  # stock per location (issue 36)
@@ -198,7 +213,10 @@ async def place_order(
         no_notification=draft_order.no_notification_order if draft_order else None,
         idempotency_key=cart.idempotency_key,
     )
-    if payment is not None:
+    if payment is not None and authorized_at is not None:
+        payment.order_id = order.id
+        await payment.save()
+    elif payment is not None:
         await Payment.filter(id=payment.id).update(order_id=order.id)
     if view.discounts:
         await order.discounts.add(*view.discounts)
@@ -207,7 +225,12 @@ async def place_order(
     await LineItem.filter(cart_id=cart.id).update(order_id=order.id)
     await ShippingMethod.filter(cart_id=cart.id).update(order_id=order.id)
     await _issue_bought_gift_cards(view, order)
-    await Cart.filter(id=cart.id).update(completed_at=clock.now())
+    completed = {"completed_at": clock.now()}
+    if authorized_at is not None:
+        completed["payment_authorized_at"] = authorized_at
+        if payment is not None:
+            completed["payment_id"] = payment.id
+    await Cart.filter(id=cart.id).update(**completed)
     await emit(ev.ORDER_PLACED, id=order.id, no_notification=order.no_notification)
     if draft_order is not None:
         await DraftOrder.filter(id=draft_order.id).update(

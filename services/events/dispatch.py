@@ -7,12 +7,14 @@ makes it once per subscriber that succeeded."""
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 
 from tortoise.exceptions import IntegrityError
 
 from models import Event, EventReceipt
 from services.core import clock
 from services.core.db import atomic
+from services.core.rows import RowBuilder, placeholders
 from services.events.subscribers import subscribers_for
 
 __all__ = ["dispatch", "SubscribersFailed"]
@@ -27,10 +29,9 @@ class SubscribersFailed(Exception):
 
 
 async def dispatch(event_id: str) -> dict:
-    event = await Event.get_or_none(id=event_id)
+    event, done = await _event_and_receipts(event_id)
     if event is None:
         return {"gone": event_id}
-    done = set(await EventReceipt.filter(event_id=event.id).values_list("subscriber_id", flat=True))
     handled, failed = [], []
     for subscriber in subscribers_for(event.name):
         if subscriber.id in done:
@@ -49,3 +50,26 @@ async def dispatch(event_id: str) -> dict:
         raise SubscribersFailed(event, failed)
     await Event.filter(id=event.id, dispatched_at=None).update(dispatched_at=clock.now())
     return {"event": event.id, "handled": handled}
+
+
+async def _event_and_receipts(event_id: str) -> tuple[Event | None, set[str]]:
+    """The event and the subscribers that already handled it, in one statement (a dispatch runs
+    for every order placed: the second round trip was a twelfth of its statements)."""
+    db = Event._meta.db
+    _, rows = await db.execute_query(_read_statement(db.capabilities.dialect), [event_id])
+    if not rows:
+        return None, set()
+    return _builder().build(rows[0]), {row["receipt"] for row in rows if row["receipt"] is not None}
+
+
+@lru_cache(maxsize=None)
+def _read_statement(dialect: str) -> str:
+    columns = ", ".join(f'"e"."{c}"' for c in sorted(Event._meta.db_fields))
+    mark = placeholders(dialect, 1, 1)[0]
+    return (f'SELECT {columns}, "r"."subscriber_id" AS "receipt" FROM "event" "e" '
+            f'LEFT JOIN "event_receipt" "r" ON "r"."event_id" = "e"."id" WHERE "e"."id" = {mark}')
+
+
+@lru_cache(maxsize=None)
+def _builder() -> RowBuilder:
+    return RowBuilder(Event, lambda column: column)

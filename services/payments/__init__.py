@@ -15,7 +15,10 @@ from typing import Protocol
 from models import Cart, PaymentSession
 from services.core.errors import NotFound
 
-__all__ = ["PaymentProvider", "register", "unregister", "get_provider", "is_registered", "registered_ids"]
+__all__ = [
+    "PaymentProvider", "register", "unregister", "get_provider", "is_registered", "registered_ids",
+    "authorizes_in_process", "in_process_ids",
+]
 
 
 class PaymentProvider(Protocol):
@@ -56,6 +59,19 @@ class PaymentProvider(Protocol):
 
     async def saved_methods(self, customer_id: str) -> list[dict]:
         """The customer's payment methods saved at the gateway (cards on file); none by default."""
+
+
+def authorizes_in_process(provider_id: str | None) -> bool:
+    """True for a provider without a gateway (`in_process = True` on the class: `system`,
+    `manual`): its authorization is nothing but the rows written for it, so a completion may
+    authorize and place in one transaction, and a failed placing leaves no authorization behind.
+    A gateway's authorization outlives a rolled-back transaction: it is committed on its own."""
+    provider = _PROVIDERS.get(provider_id) if provider_id else None
+    return bool(getattr(provider, "in_process", False))
+
+
+def in_process_ids() -> list[str]:
+    return sorted(i for i in _PROVIDERS if authorizes_in_process(i))
 
 
 _PROVIDERS: dict[str, PaymentProvider] = {}

@@ -10,6 +10,7 @@ __all__ = ["SystemProvider"]
 
 class SystemProvider:
     id = "system"
+    in_process = True  # no gateway: authorizing can roll back with the order (services/payments/__init__.py)
 
     async def initiate(self, amount: int, cart: Cart, *, idempotency_key: str | None = None) -> dict:
         return {}

@@ -25,7 +25,7 @@ from services.events.dispatch import SubscribersFailed, dispatch
 from services.webhooks.delivery import queue_due
 from services.webhooks.signing import verify
 from tests.app.admin.test_order_operations import placed
-from tests.conftest import BROKER, SETTINGS, _free_port, idle, wait_for
+from tests.conftest import BROKER, SETTINGS, _free_port, count_queries, idle, wait_for
 from tests.draft_order_factories import new_draft, pay
 from tests.webhook_receiver import Receiver
 from workers.embedded import start_embedded_worker, stop_embedded_worker
@@ -240,6 +240,29 @@ async def test_a_failing_subscriber_is_retried_alone_and_each_runs_once(client):
     assert ran == ["steady", "flaky", "flaky"]
     assert set(await EventReceipt.filter(event_id=event.id).values_list("subscriber_id", flat=True)) >= {
         "test-steady", "test-flaky"}
+    assert (await Event.get(id=event.id)).dispatched_at is not None
+
+
+async def test_a_dispatch_reads_its_event_and_receipts_in_one_statement(client):
+    seen: list[tuple] = []
+
+    async def record(event):
+        seen.append((event.id, event.name, event.data))
+
+    subscribers.subscribe("test-record", ["product.created"], record)
+    try:
+        event = await emit("product.created", id="prod_2", note={"a": 1})
+        # When it is dispatched, then dispatched again (a duplicate message)
+        async with count_queries() as statements:
+            await dispatch(event.id)
+        await dispatch(event.id)
+    finally:
+        subscribers.unsubscribe("test-record")
+    # I expect one statement to read the event with its receipts (two before), the subscriber
+    # given the event as written, and the duplicate running nothing again
+    reads = [q for q in statements if q.startswith("SELECT") and ('FROM "event' in q or "FROM event" in q)]
+    assert len(reads) == 1 and "event_receipt" in reads[0], statements
+    assert seen == [(event.id, "product.created", {"id": "prod_2", "note": {"a": 1}})]
     assert (await Event.get(id=event.id)).dispatched_at is not None
 
 

@@ -11,7 +11,7 @@ import pytest
 import services.checkout.completion
 from models import Cart, IdempotencyKey, Order, Payment, ProductVariant
 from services.checkout.completion import hand_over_stalled
-from tests.checkout_factories import complete, ready_cart
+from tests.checkout_factories import complete, pay_with, paying_with, ready_cart  # noqa: F401 (a fixture)
 from tests.conftest import BROKER, idle, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 
@@ -68,10 +68,11 @@ def placing_fails_once(monkeypatch):
 
 
 async def test_a_completion_interrupted_after_authorization_is_finished_by_the_retry_actor(
-    client, seeded, worker, placing_fails_once
+    client, seeded, worker, placing_fails_once, paying_with
 ):
-    # Given a cart whose completion stops after its payment is authorized
-    cart = await ready_cart(client)
+    # Given a cart whose completion stops after its payment is authorized (through a gateway: in
+    # its own transaction; with manual: in the placing's, rolled back with it)
+    cart = await pay_with(client, await ready_cart(client, pay=False), paying_with)
     r = await complete(client, cart, "interrupted")
     # I expect the shopper to be told to retry, with the key, and no order yet
     assert r.status_code == 503, r.text

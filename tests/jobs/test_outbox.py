@@ -56,7 +56,7 @@ async def test_a_job_asked_for_in_a_committed_transaction_runs_once(worker):
     done = await wait_for(lambda: _status(job.id, "succeeded"))
     # I expect one attempt and the actor's result on the row
     assert done.attempts == 1 and done.result == {"pong": "hello"}
-    assert done.enqueued_at and done.started_at and done.finished_at
+    assert done.started_at and done.finished_at
 
 
 async def test_a_rolled_back_change_leaves_no_job_and_sends_nothing(worker):
@@ -81,6 +81,32 @@ async def test_a_message_delivered_twice_runs_once(worker):
     # I expect it not to run again
     again = await Job.get(id=job.id)
     assert again.status == "succeeded" and again.attempts == 1
+
+
+async def test_sending_a_job_after_its_commit_writes_nothing_more(monkeypatch):
+    sent, real = [], BROKER.enqueue
+    monkeypatch.setattr(BROKER, "enqueue", lambda message, **kw: sent.append(message.options["job_id"]) or real(
+        message, **kw))
+    # When a change asks for a job and commits (no worker running)
+    async with count_queries() as statements:
+        async with atomic():
+            job = await outbox.enqueue("ping", "quiet", queue_name="maintenance")
+    # I expect one statement, the job's row: the send is not written back (no mark, no commit of
+    # its own), the row stays pending until a worker claims it, and the broker has its message
+    assert len(statements) == 1 and statements[0].startswith('INSERT INTO "job"'), statements
+    assert (await Job.get(id=job.id)).status == "pending"
+    assert sent == [job.id]
+
+
+async def test_a_job_sent_again_by_the_sweep_while_its_message_waits_runs_once(worker):
+    # Given a job sent after its commit, and the sweep finding it still pending (a backlog)
+    job = await outbox.enqueue("ping", "twice", queue_name="maintenance")
+    await outbox.resend_stale(grace_seconds=0, lease_seconds=3600)
+    # When the worker has taken every message
+    done = await wait_for(lambda: _status(job.id, "succeeded"))
+    await idle(worker)
+    # I expect it to have run once
+    assert (await Job.get(id=job.id)).attempts == 1 and done.result == {"pong": "twice"}
 
 
 async def test_a_job_the_broker_refused_stays_pending_and_the_sweep_sends_it(worker, monkeypatch):

@@ -13,7 +13,7 @@ import pytest
 import services.checkout.completion
 from models import Cart, IdempotencyKey, Job, Order, Payment
 from services.payments.authorizations import cancel_stale_authorizations
-from tests.checkout_factories import complete, ready_cart
+from tests.checkout_factories import GatewayProvider, complete, gateway, pay_with, ready_cart  # noqa: F401 (a fixture)
 from tests.conftest import BROKER, SETTINGS, wait_for
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.scheduler import ask_for_maintenance, build_scheduler
@@ -22,9 +22,10 @@ HOUR = 3600.0
 
 
 @pytest.fixture
-def placing_fails(monkeypatch):
+def placing_fails(monkeypatch, gateway):
     """Every order placement fails the way a lost database connection would: the completion
-    stops with its payment authorized and its key waiting for the retry actor."""
+    stops with its payment authorized (through a gateway: one without is authorized in the
+    placing's own transaction) and its key waiting for the retry actor."""
 
     async def down(*args, **kwargs):
         raise ConnectionError("connection to the database was lost")
@@ -35,7 +36,7 @@ def placing_fails(monkeypatch):
 async def authorized_without_order(client, key: str, *, age: float, retrying: bool = False) -> Payment:
     """A cart whose completion authorized its payment `age` seconds ago and never placed the
     order; unless `retrying`, its client gave up and the key is gone."""
-    cart = await ready_cart(client)
+    cart = await pay_with(client, await ready_cart(client, pay=False), GatewayProvider.id)
     assert (await complete(client, cart, key)).status_code == 503
     then = datetime.now(timezone.utc) - timedelta(seconds=age)
     if retrying:
@@ -55,7 +56,7 @@ async def test_an_old_authorization_without_an_order_is_canceled_and_recorded(cl
         result = await cancel_stale_authorizations(HOUR)
     # I expect it canceled through the provider, the cart released, and what was done recorded
     assert result == {"canceled": [{"payment_id": payment.id, "cart_id": payment.cart_id, "amount": 2500,
-                                    "currency_code": "usd", "provider_id": "manual"}], "failed": []}
+                                    "currency_code": "usd", "provider_id": GatewayProvider.id}], "failed": []}
     row = await Payment.get(id=payment.id)
     assert row.canceled_at is not None and row.data == {"status": "canceled"} and row.order_id is None
     cart = await Cart.get(id=payment.cart_id)
