@@ -57,9 +57,10 @@ def _silent(takeover_seconds: float) -> Q:
 _CLAIM = (
     'UPDATE "job" SET "status" = \'running\', "attempts" = "attempts" + 1, "started_at" = ?, "heartbeat_at" = ? '
     'WHERE "id" = ? AND ("status" IN (' + ", ".join(f"'{s}'" for s in _CLAIMABLE) + ') OR ("status" = \'running\' '
-    'AND ("heartbeat_at" < ? OR ("heartbeat_at" IS NULL AND "started_at" < ?)))) RETURNING "attempts"'
+    'AND ("heartbeat_at" < ? OR ("heartbeat_at" IS NULL AND "started_at" < ?) OR "attempts" = ?))) '
+    'RETURNING "attempts"'
 )
-_CLAIM_PG = _CLAIM.replace("?", "${}").format(*range(1, 6))
+_CLAIM_PG = _CLAIM.replace("?", "${}").format(*range(1, 7))
 
 
 async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:
@@ -92,16 +93,23 @@ async def send(job: Job, *, mark: bool = True) -> bool:
     return True
 
 
-async def claim(job_id: str, takeover_seconds: float = TAKEOVER_SECONDS) -> int | None:
+async def claim(job_id: str, takeover_seconds: float = TAKEOVER_SECONDS, retry_of: int | None = None) -> int | None:
     """Mark the job running and return the claim's attempt number (its fencing token); None when
     it already ran, was canceled, or is running with a live heartbeat (a duplicate message). A
-    running job silent for `takeover_seconds` is taken over: its worker died."""
+    running job silent for `takeover_seconds` is taken over: its worker died.
+
+    `retry_of`: the message is Dramatiq's retry of that attempt. Dramatiq sends a retry once the
+    attempt's actor has ended but before the worker records the failure (its Retries middleware
+    runs first, so the record can tell a last failure from one that is retried), so with a short
+    backoff the retry can arrive while the row still says that attempt is running. It takes the
+    job then (the late record of the failed attempt is fenced out); skipped, it would wait for
+    the scheduler's sweep."""
     now = clock.now()
     db = Job._meta.db
     sql = _CLAIM if db.capabilities.dialect == "sqlite" else _CLAIM_PG
     rows = await db.execute_query_dict(sql, [
         now, now, job_id, now - timedelta(seconds=takeover_seconds),
-        now - timedelta(seconds=max(takeover_seconds, _UNBEATEN_SECONDS)),
+        now - timedelta(seconds=max(takeover_seconds, _UNBEATEN_SECONDS)), retry_of or 0,
     ])
     return int(rows[0]["attempts"]) if rows else None
 

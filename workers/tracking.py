@@ -49,7 +49,7 @@ class JobTracking(Middleware):
         job_id = message.options.get("job_id")
         if not job_id:
             return
-        attempt = _run(outbox.claim(job_id, self.takeover_seconds))
+        attempt = _run(outbox.claim(job_id, self.takeover_seconds, retry_of=message.options.get("retries") or None))
         if attempt is None:
             log.info("job %s already ran, is running or was canceled; skipping duplicate message", job_id)
             raise SkipMessage()

@@ -185,6 +185,20 @@ async def test_a_running_job_with_a_live_heartbeat_is_not_claimed_again():
     assert (await Job.get(id=job.id)).attempts == 1
 
 
+async def test_a_retry_that_arrives_before_the_failed_attempt_is_recorded_takes_the_job():
+    # Given attempt 1 failed and Dramatiq sent its retry (after the actor ended), but the row
+    # still says running because the failure is not written yet (a short backoff, a busy database)
+    job = await _running(beat_seconds_ago=0)
+    # When a message that is not that retry arrives, I expect it skipped, as a duplicate
+    assert await outbox.claim(job.id, takeover_seconds=15) is None
+    assert await outbox.claim(job.id, takeover_seconds=15, retry_of=2) is None
+    # and the retry of attempt 1 to claim it (else it would be dropped and wait for the sweep)
+    assert await outbox.claim(job.id, takeover_seconds=15, retry_of=1) == 2
+    # and the late record of attempt 1 fenced out
+    assert not await outbox.fail(job.id, "RuntimeError: first run fails", final=False, attempt=1)
+    assert (await Job.get(id=job.id)).status == "running"
+
+
 async def test_a_silent_running_job_is_taken_over_and_the_old_run_can_no_longer_write():
     # Given a job whose worker stopped beating 20 s ago
     job = await _running(beat_seconds_ago=20)
