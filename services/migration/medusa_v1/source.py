@@ -79,14 +79,14 @@ class Source:
     async def count(self, sql: str) -> int:
         return await self.conn.fetchval(f"SELECT count(*) FROM ({sql}) t")
 
-    async def keys(self, sql: str, key: tuple[str, ...], batch: int) -> set[tuple]:
-        """The `key` columns of every row of `sql`."""
+    async def keys(self, sql: str, key: tuple[str, ...], batch: int) -> AsyncIterator[list[tuple]]:
+        """The `key` columns of every row of `sql`, in lists of `batch`, ordered by their bytes
+        (collation "C": the order Python compares strings in, whatever the database's collation)."""
         columns = ", ".join(f't."{k}"' for k in key)
-        found: set[tuple] = set()
-        cursor = await self.conn.cursor(f"SELECT {columns} FROM ({sql}) t")
+        order = ", ".join(f't."{k}" COLLATE "C"' for k in key)
+        cursor = await self.conn.cursor(f"SELECT {columns} FROM ({sql}) t ORDER BY {order}")
         while rows := await cursor.fetch(batch):
-            found.update(tuple(r) for r in rows)
-        return found
+            yield [tuple(r) for r in rows]
 
     async def stream(self, sql: str, batch: int) -> AsyncIterator[list[asyncpg.Record]]:
         """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat).
