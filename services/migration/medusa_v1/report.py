@@ -37,6 +37,8 @@ class Report:
     plugin_migrations: list[str] = field(default_factory=list)
     copy_seconds: float = 0.0
     check_seconds: float = 0.0
+    copy_cpu_seconds: float = 0.0  # this process's CPU (all its threads: SQLite writes in one of its own)
+    check_cpu_seconds: float = 0.0
     money_checked: bool = False
     money_differences: list[str] = field(default_factory=list)
     money_orders_checked: int = 0  # a re-run checks only the orders changed since the last

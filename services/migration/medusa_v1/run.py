@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import datetime
 from contextlib import aclosing, nullcontext
 from operator import itemgetter
 
@@ -37,7 +38,7 @@ async def move(
     """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`); carts
     neither ordered nor touched within `carts_days` days stay behind."""
     progress = progress or Progress()
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     async with open_source(url) as source:
         report = Report(dry_run=dry_run, plugin_migrations=source.plugin_migrations)
         if not dry_run:
@@ -50,7 +51,7 @@ async def move(
                 if source.has(entity.source):
                     since = marks.get(entity.name) if source.has(entity.source, "updated_at") else None
                     used[entity.source] = await _copy(source, entity, report, progress, dry_run, batch_rows, since)
-        report.copy_seconds = time.monotonic() - started
+        report.copy_seconds, report.copy_cpu_seconds = time.monotonic() - started, time.process_time() - cpu
         if not dry_run:
             await continue_display_ids()
             if sum(e.written for e in report.entities) >= ANALYZE_AFTER:
@@ -58,6 +59,7 @@ async def move(
             report.money_checked = True
             report.money_differences, report.money_orders_checked = await check_money(source, since=marks)
             report.check_seconds = time.monotonic() - started - report.copy_seconds
+            report.check_cpu_seconds = time.process_time() - cpu - report.copy_cpu_seconds
         _account_for_schema(source, report, used, entities)
     return report
 
@@ -79,6 +81,8 @@ async def _copy(
         chosen, todo = await source.conn.fetchrow(f"SELECT count(*), count(*) FILTER (WHERE {changed}) FROM ({every}) t")
         count.skip(entity.skipped_by_design or "left out", count.in_source - chosen)
         count.unchanged = chosen - todo
+    if not dry_run and not Target().postgres:
+        sql = await source.as_text(sql)  # read as SQLite keeps it
     columns = TargetColumns(entity.model, entity.target, entity.columns)
     available = set(source.columns[entity.source]) | set(entity.adds)
     names = _columns_to_copy(entity, columns, available)
@@ -149,6 +153,8 @@ async def _copy(
     if prune:
         count.removed = await _prune(source, entity, every, batch_rows, whole=since is None and read)
     if not dry_run and source.has(entity.source, "updated_at"):
+        if isinstance(high_water, str):  # read as text: its order is time's (one format, one zone)
+            high_water = datetime.fromisoformat(high_water)
         await save_mark(entity.name, entity.source, source.snapshot_at, high_water)
     return set(names) | set(entity.dropped) | set(entity.reads)
 
