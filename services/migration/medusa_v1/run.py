@@ -78,7 +78,8 @@ async def _copy(
         # The subquery keeps its ORDER BY (parents before their children) under the filter.
         changed = _changed_since(source, entity, since)
         sql = f"SELECT * FROM ({every}) t WHERE {changed}"
-        chosen, todo = await source.conn.fetchrow(f"SELECT count(*), count(*) FILTER (WHERE {changed}) FROM ({every}) t")
+        chosen, todo = await source.conn.fetchrow(
+            f"SELECT count(*), count(*) FILTER (WHERE {changed}) FROM ({_unordered(every)}) t")
         count.skip(entity.skipped_by_design or "left out", count.in_source - chosen)
         count.unchanged = chosen - todo
     if not dry_run and not Target().postgres:
@@ -167,8 +168,12 @@ async def _prune(source: Source, entity: Entity, every: str, batch_rows: int, wh
     target = Target()
     if whole and not entity.skip and await target.count(entity.target) <= whole:
         return 0
-    # What Medusa deleted shows only in the whole key list: it and ours, walked in one order.
-    return await target.prune(entity.target, entity.key, source.keys(every, entity.key, batch_rows * 10), batch_rows * 10)
+    # What Medusa deleted shows only in the whole key list: it and ours, walked in one order. A
+    # row of ours keeps its own deleted_at, so the source's table says which rows exist (one
+    # plain scan, where the selection of kept carts' rows cost a probe per row); a link keeps
+    # only its live rows, so its selection does.
+    listed = _unordered(every) if entity.model is None else f'SELECT * FROM "{entity.source}"'
+    return await target.prune(entity.target, entity.key, source.keys(listed, entity.key, batch_rows * 10), batch_rows * 10)
 
 
 async def _write(target: Target, entity: Entity, names: list[str], values: list[list], **upsert) -> tuple[int, int]:
@@ -183,6 +188,14 @@ async def _write(target: Target, entity: Entity, names: list[str], values: list[
         if entity.copy_key:
             return len(values), await writer.upsert(entity.target, names, entity.key, values, **upsert)
         return len(values), await writer.update_by_key(entity.target, names, entity.key, values)
+
+
+def _unordered(select: str) -> str:
+    """`select` without the ORDER BY that ends it, for a count or a key list of its own order: the
+    order made PostgreSQL walk a large table by its index (a count of the kept carts: 4 s, against
+    2.4 s by a plain scan)."""
+    head, found, tail = select.rpartition(" ORDER BY ")
+    return head if found and not set(tail) & set("()'\"") else select
 
 
 def _changed_since(source: Source, entity: Entity, since) -> str:
