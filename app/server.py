@@ -42,6 +42,12 @@ class DeadlineRequest(Request):
     only bound the gaps between packets, so a byte every few seconds would hold a connection."""
 
     async def receive_body(self):
+        stream = self.stream
+        if self.body or (getattr(stream, "request_body", "") is True and not stream.expecting_continue
+                         and len(stream.recv_buffer) >= stream.request_bytes_left):
+            # Read already, or the whole body is buffered (as nearly every JSON body is): reading
+            # cannot wait, so no deadline to arm.
+            return await super().receive_body()
         try:
             async with asyncio.timeout(self.app.ctx.settings.body_timeout_seconds):
                 await super().receive_body()
@@ -91,13 +97,11 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
         route.unquote = True
     retry_reads(app)  # a read whose database connection dropped runs again on a fresh one
 
+    # One request middleware, not two: each costs Sanic a coroutine and its bookkeeping per request.
     @app.on_request(priority=100)
-    async def identify(request: Request):
-        start_request(request)
-        request_started(request)
-
-    @app.on_request
     async def gate(request: Request):
+        start_request(request)  # first: a refused request is logged and counted too
+        request_started(request)
         refuse_nul_characters(request)
         require_allowed_origin(request)
         require_json_body(request)

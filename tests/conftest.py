@@ -182,7 +182,7 @@ async def clean_db(database):
     """Every test starts from an empty store holding only its defaults: the snapshot taken after
     the session's migrations is put back, touching only the tables the last test changed."""
     from services.regions.parts import forget_region_parts
-    from app.web.store_cache import forget_answers
+    from app.web.answer_cache import forget_answers
     from services.store.defaults import forget_default_channel
 
     await snapshots.restore(_STATE["defaults"])

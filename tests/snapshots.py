@@ -18,8 +18,9 @@ from tortoise import Tortoise, connections
 __all__ = ["Snapshot", "take", "restore"]
 
 _SKIP = {"tortoise_migrations"}
-# The search index (models/migrations/0022_product_search.py), the catalogue version (0025_catalogue_version.py).
-_NOT_MODELS = {"product_search", "catalogue_version"}
+# The search index (0022_product_search.py), the catalogue version (0025_catalogue_version.py), the
+# customers list's version (0027_customer_list_version.py), in models/migrations/
+_NOT_MODELS = {"product_search", "catalogue_version", "customer_list_version"}
 
 
 def _tables() -> list[str]:

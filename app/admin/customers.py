@@ -7,12 +7,14 @@ from typing import Annotated, Any
 from sanic import Blueprint, Request
 
 from app.shapes.orders import ORDER_COLUMNS
-from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query
+from app.web.answer_cache import SharedRead, kept
+from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query, query_key
 from app.web.responses import json
 from app.web.serialize import COLUMNS, dump_many
 from app.web.validation import Body, Email, NonEmptyStr, parse_body, max_items, MAX_FEW
 from models import Customer, Order
 from services.customers.customers import CustomerFilter, create_customer, get_customer, list_customers, update_customer
+from services.customers.versions import read_customer_list_versions
 
 __all__ = ["bp", "CustomerFilters", "RELATIONS", "ORDER", "customers_page"]
 
@@ -39,6 +41,8 @@ LIST = QuerySpec(
     columns=COLUMNS[Customer], allowed_relations=RELATIONS, allowed_order=ORDER, filters=ListFilters,
     default_limit=50,
 )
+# The list's version, one read shared by the requests that arrive while another is on its way.
+VERSIONS = SharedRead(read_customer_list_versions)
 ONE = QuerySpec(
     columns=COLUMNS[Customer], default_relations=("orders", "shipping_addresses"), allowed_relations=RELATIONS,
     is_list=False,
@@ -99,6 +103,16 @@ def _one(customer: Customer, q: ParsedQuery | None = None) -> dict:
 
 @bp.get("")
 async def list_(request: Request):
+    """Kept by the list's version (app/web/answer_cache.py): the gate has already checked the
+    caller, as for every admin route; the answer is the same for every admin, and carries no
+    Cache-Control, as before. Addresses and orders count only when the query names them (`expand`
+    and `fields` are the only ways to show them)."""
+    key = query_key(request.query_string)
+    version = (await VERSIONS()).of(addresses="address" in key, orders="orders" in key)
+    return await kept(request, version, key, lambda: _list(request), {})
+
+
+async def _list(request: Request):
     q = parse_query(request.query_string, LIST)
     customers, count = await list_customers(CustomerFilter(**q.filters.plain(), **q.filters.comparisons()), q.find())
     return json(customers_page(customers, count, q))

@@ -9,6 +9,7 @@ when none is selected and shows null after a region change; null serves both). T
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from app.web.serialize import dump, relation_tree
@@ -42,7 +43,7 @@ _METHOD_TOTALS = ("subtotal", "total", "original_total", "original_tax_total", "
 def cart_json(
     view: CartView, relations: tuple[str, ...] = DEFAULT_RELATIONS, fields: frozenset[str] | None = None,
 ) -> dict:
-    tree = relation_tree(tuple(relations) + TOTALS_RELATIONS)
+    tree = _tree(tuple(relations))
     out = dump(view.cart, None, fields)
     out["object"] = "cart"
     for name, sub in tree.items():
@@ -51,6 +52,12 @@ def cart_json(
     totals = view.totals
     out.update({key: getattr(totals, key) for key in TOTAL_KEYS})
     return out
+
+
+@lru_cache(maxsize=256)  # the relations asked for: the default on every step, few others
+def _tree(relations: tuple[str, ...]) -> dict[str, dict]:
+    """The relation tree of the answer (read only: shared by the answers that ask alike)."""
+    return relation_tree(relations + TOTALS_RELATIONS)
 
 
 def _tax_line(line: Any, owner_key: str, owner_id: str) -> dict:

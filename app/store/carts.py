@@ -38,6 +38,7 @@ QUERY = QuerySpec(
     extra_fields=("object", "payment_session") + TOTAL_KEYS, is_list=False,
 )
 
+_NO_QUERY = parse_query("", QUERY)  # frozen; carts read only its relations and fields
 RETRY_AFTER_SECONDS = 1  # how soon a client is told to repeat a tax calculation still running
 Metadata = dict[str, Any]
 Quantity = Annotated[int, Field(le=MAX_QUANTITY)]
@@ -45,6 +46,8 @@ Quantity = Annotated[int, Field(le=MAX_QUANTITY)]
 
 def cart_query(request: Request) -> ParsedQuery:
     """`expand` and `fields`, and nothing else (Medusa's FindParams: no paging on one cart)."""
+    if not request.query_string:  # every checkout step: parsed once per process
+        return _NO_QUERY
     others = [k for k in parse_qs(request.query_string) if k not in ("expand", "fields")]
     if others:
         raise InvalidData(", ".join(f"property {k} should not exist" for k in others))

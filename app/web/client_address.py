@@ -45,7 +45,7 @@ def _client(request: Request) -> str:
     if address is None:
         return peer or "unknown"
     if not trusted or not _is_trusted(address, trusted):
-        return str(address)
+        return _text(address)
     values = request.headers.getall(settings.trusted_proxy_header, [])
     hops = forwarded_for(values) if settings.trusted_proxy_header == "forwarded" else x_forwarded_for(values)
     for hop in reversed(hops):
@@ -54,6 +54,11 @@ def _client(request: Request) -> str:
         address = hop
         if not _is_trusted(hop, trusted):
             break
+    return _text(address)
+
+
+@lru_cache(maxsize=4096)  # the same few peers ask again and again; `str` of an address is not free
+def _text(address: Address) -> str:
     return str(address)
 
 

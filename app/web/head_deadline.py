@@ -16,6 +16,11 @@ __all__ = ["HeadDeadlineProtocol"]
 
 class _HeadDeadlineHttp(Http):
     async def http1_request_header(self):
+        end = self.recv_buffer.find(b"\r\n\r\n")
+        if 0 <= end < self.HEADER_MAX_SIZE:
+            # The whole head is already buffered (as for nearly every request): parsing it cannot
+            # wait, so no deadline to arm.
+            return await super().http1_request_header()
         seconds = self.protocol.app.ctx.settings.header_timeout_seconds
         try:
             async with asyncio.timeout(seconds):

@@ -7,6 +7,7 @@ which `commerce serve --workers N` sets up). Admin credentials are required, as 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess,
@@ -30,6 +31,12 @@ LATENCY = Histogram(
 IN_FLIGHT = Gauge("commerce_http_requests_in_flight", "HTTP requests being answered", multiprocess_mode="livesum")
 
 
+# Each series' child by its labels: `labels()` checks and locks on every call, and a process
+# answers the same few (method, route, status) over and over. Children live as long as their metric.
+_COUNTERS: dict[tuple[str, str, int], Any] = {}
+_TIMERS: dict[tuple[str, str], Any] = {}
+
+
 def request_started(request: Request) -> None:
     request.ctx.in_flight = True
     IN_FLIGHT.inc()
@@ -41,9 +48,16 @@ def request_finished(request: Request, route: str, status: int, seconds: float |
         return
     request.ctx.in_flight = False
     IN_FLIGHT.dec()
-    REQUESTS.labels(request.method, route, str(status)).inc()
+    method = request.method
+    counter = _COUNTERS.get((method, route, status))
+    if counter is None:
+        counter = _COUNTERS[(method, route, status)] = REQUESTS.labels(method, route, str(status))
+    counter.inc()
     if seconds is not None:
-        LATENCY.labels(request.method, route).observe(seconds)
+        timer = _TIMERS.get((method, route))
+        if timer is None:
+            timer = _TIMERS[(method, route)] = LATENCY.labels(method, route)
+        timer.observe(seconds)
 
 
 def _process_metrics() -> bytes:

@@ -26,7 +26,7 @@ from services.core.errors import InvalidData
 from services.core.listing import FindConfig
 
 __all__ = [
-    "QuerySpec", "ParsedQuery", "Filters", "DateComparison", "StrList", "BoolStr", "parse_qs",
+    "QuerySpec", "ParsedQuery", "Filters", "DateComparison", "StrList", "BoolStr", "parse_qs", "query_key",
     "parse_query", "MAX_LIMIT", "MAX_REFERENCE_LIMIT",
 ]
 
@@ -56,6 +56,15 @@ def parse_qs(query_string: str) -> dict[str, Any]:
         path = [m.group(1)] + _SEGMENT.findall(m.group(2))[:_MAX_DEPTH]
         _assign(root, path, value)
     return _finish(root)
+
+
+def query_key(query_string: str) -> str:
+    """The query as `parse_qs` reads it (decoded), in one order: parameters sorted by name (the text
+    before any `[`), keeping the order among those of one name, which `qs` arrays depend on. Query
+    strings with the same key parse to the same query (each name fills its own part of it)."""
+    pairs = parse_qsl(query_string, keep_blank_values=True)
+    pairs.sort(key=lambda pair: pair[0].split("[", 1)[0])
+    return repr(pairs)
 
 
 class _Indexed(dict):

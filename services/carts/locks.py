@@ -24,22 +24,23 @@ async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
     return cart
 
 
-async def _locked_row(cart_id: str) -> Cart:
-    """The live cart's row, locked. The lock takes the cart row alone (a join would lock the
-    region for every cart in it). Every change of a cart runs this statement first, so its text
-    is built once per process and dialect, and the row folded as services/carts/reads.py folds."""
+async def _locked_row(cart_id: str, whole: bool = True) -> Cart | None:
+    """The live cart's row, locked (`whole`: with its columns, else only the lock is wanted). The
+    lock takes the cart row alone (a join would lock the region for every cart in it). Every
+    change of a cart runs this statement first, so its text is built once per process and
+    dialect, and the row folded as services/carts/reads.py folds."""
     rows = None
     if fits(Cart, cart_id):
         db = Cart._meta.db
-        _, rows = await db.execute_query(_lock_statement(db.capabilities.dialect), [cart_id])
+        _, rows = await db.execute_query(_lock_statement(db.capabilities.dialect, whole), [cart_id])
     if not rows:
         raise NotFound(f"Cart with {cart_id} was not found")
-    return _cart_builder().build(rows[0])
+    return _cart_builder().build(rows[0]) if whole else None
 
 
 @lru_cache(maxsize=None)
-def _lock_statement(dialect: str) -> str:
-    columns = ", ".join(f'"{c}"' for c in sorted(Cart._meta.db_fields))
+def _lock_statement(dialect: str, whole: bool) -> str:
+    columns = ", ".join(f'"{c}"' for c in sorted(Cart._meta.db_fields)) if whole else '"id"'
     lock = "" if dialect == "sqlite" else " FOR UPDATE"  # SQLite has one writer at a time
     mark = placeholders(dialect, 1, 1)[0]
     return f'SELECT {columns} FROM "cart" WHERE "id" = {mark} AND "deleted_at" IS NULL{lock}'
@@ -63,7 +64,7 @@ async def lock_cart_rows(
     by statements that start after the lock is held, so they see what the change before this
     one committed. A change that writes what it changes in memory too answers without reading
     the cart back."""
-    await _locked_row(cart_id)
+    await _locked_row(cart_id, whole=False)  # the read below brings the row
     rows = await read_cart(
         cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted, with_payment=with_payment)
     if rows is None:  # the lock holds the row: only a deleted cart reads as none

@@ -2,7 +2,8 @@
 (DESIGN.md "Speed rules"; the region's own parts come from services/regions/parts.py):
 
 1. the cart with its region, addresses and sales channel, its payment sessions joined, and how
-   many shipping methods, discounts and gift cards it has (and its live payment, when asked);
+   many shipping methods, discounts, gift cards and shipping offers of its own it has (and its
+   live payment, when asked);
    UNION ALL its lines with variant, product and shipping profile: a plain cart (no discount,
    taxes computed) is read in this one statement;
 2. its discounts with their rules, skipped when it has none;
@@ -60,6 +61,7 @@ class CartRows:
     item_tax_lines: dict[str, list[LineItemTaxLine]] = field(default_factory=dict)  # stored; when asked for
     method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)
     has_methods: bool = False  # whether it has shipping methods, read or not
+    has_custom_options: bool = False  # whether the merchant set it shipping offers of its own (a swap's)
     payment: Payment | None = None  # its payment when not canceled; read only when asked for
 
 
@@ -123,18 +125,19 @@ async def read_cart(
     return CartRows(
         cart=cart, payment_sessions=sessions, discounts=discounts, gift_cards=gift_cards, items=items,
         adjustments=adjustments, shipping_methods=methods, item_tax_lines=item_lines, method_tax_lines=method_lines,
-        has_methods=bool(counts["methods"]), payment=payment,
+        has_methods=bool(counts["methods"]), has_custom_options=bool(counts["custom_options"]), payment=payment,
     )
 
 
-async def read_cart_lines(cart_id: str) -> tuple[Cart, list[LineItem]] | None:
-    """The live cart (with its region) and its lines with variant, product and profile, in the
-    first statement of `read_cart` alone: for a reader that needs nothing else (the cart's
-    shipping options)."""
+async def read_cart_lines(cart_id: str) -> tuple[Cart, list[LineItem], bool] | None:
+    """The live cart (with its region), its lines with variant, product and profile, and whether
+    it has shipping offers of its own, in the first statement of `read_cart` alone: for a reader
+    that needs nothing else (the cart's shipping options)."""
     cart_rows, line_rows = await _cart_and_lines(cart_id, False)
     if not cart_rows:
         return None
-    return _fold_cart(cart_rows, False)[0], _fold_items(line_rows, False, False)[0]
+    cart, _, counts, _ = _fold_cart(cart_rows, False)
+    return cart, _fold_items(line_rows, False, False)[0], bool(counts["custom_options"])
 
 
 # The statements differ only by the cart id, so each shape is built by pypika once per process
@@ -165,7 +168,10 @@ def _query():
     return Cart._meta.db.query_class
 
 
-_COUNTED = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards"}
+# How many rows of each table the cart has (soft-deleted ones too): 0 spares the statement that
+# reads the live ones.
+_COUNTED = {"methods": "shipping_method", "discounts": "cart_discounts", "gift_cards": "cart_gift_cards",
+            "custom_options": "custom_shipping_option"}
 
 
 def _cart_sources(with_payment: bool) -> list[_Source]:

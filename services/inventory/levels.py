@@ -145,20 +145,24 @@ async def delete_level(inventory_item_id: str, location_id: str) -> None:
         await sync_variants([inventory_item_id])
 
 
-async def sync_variants(inventory_item_ids: list[str]) -> None:
-    """Rewrite `inventory_quantity` of the variants (tracking stock) made of these items: for
-    each, the fewest whole variants its items make from what they have available at all
-    locations (stocked - reserved, divided by the link's required quantity)."""
-    if not inventory_item_ids:
+async def sync_variants(inventory_item_ids: list[str] | None) -> None:
+    """Rewrite `inventory_quantity` of the variants (tracking stock) made of these items (None:
+    of any item, as after a move brought levels in wholesale): for each, the fewest whole variants
+    its items make from what they have available at all locations (stocked - reserved, divided by
+    the link's required quantity). A variant already right is not written."""
+    if inventory_item_ids is not None and not inventory_item_ids:
         return
-    ids = sorted(set(inventory_item_ids))
-    await rows(
-        "UPDATE product_variant SET inventory_quantity = ("
-        " SELECT MIN(COALESCE((SELECT SUM(l.stocked_quantity - l.reserved_quantity) FROM inventory_level l"
+    ids = sorted(set(inventory_item_ids or ()))
+    counted = (
+        "(SELECT MIN(COALESCE((SELECT SUM(l.stocked_quantity - l.reserved_quantity) FROM inventory_level l"
         "  WHERE l.inventory_item_id = pvi.inventory_item_id), 0) / pvi.required_quantity)"
         " FROM product_variant_inventory_item pvi WHERE pvi.variant_id = product_variant.id)"
+    )
+    of_items = f" WHERE inventory_item_id IN ({marks(len(ids))})" if inventory_item_ids is not None else ""
+    await rows(
+        f"UPDATE product_variant SET inventory_quantity = {counted}"
         " WHERE manage_inventory AND id IN (SELECT variant_id FROM product_variant_inventory_item"
-        f" WHERE inventory_item_id IN ({marks(len(ids))}))",
+        f"{of_items}) AND inventory_quantity <> {counted}",
         ids,
     )
 

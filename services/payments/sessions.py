@@ -19,6 +19,7 @@ from dataclasses import replace
 from models import Cart, PaymentSession
 from services.carts.locks import lock_cart_rows
 from services.carts.view import CartView, load_cart_view, stored_tax_lines, view_of, with_forced_taxes
+from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
 from services.payments import get_provider
@@ -187,13 +188,17 @@ async def _select(view: CartView, provider_id: str) -> tuple[PaymentSession, lis
 
 
 async def _initiate(cart: Cart, session: PaymentSession | None, provider_id: str, total: int) -> PaymentSession:
-    """The provider's session, initiated for `total` and selected (made if missing). The row comes
-    first: its id and last change name this start for the gateway (a retry after a rollback finds
-    the row as it was and sends the same key; a later start finds it changed)."""
+    """The provider's session, initiated for `total` and selected (made if missing). A session's id
+    and last change name this start for the gateway: a retry after a rollback finds the row as it
+    was and sends the same key, a later start finds it changed. A missing session gets its new id
+    and the time of this start, and is written once, initiated (one INSERT, not an INSERT and an
+    UPDATE of every column: a rollback leaves no row either way, and a retry starts afresh)."""
     if session is None:
-        session = await PaymentSession.create(cart_id=cart.id, provider_id=provider_id, status="pending", data={},
-                                              is_initiated=False, is_selected=None, amount=total)
-    key = f"{session.id}:{session.updated_at.isoformat()}"
+        session = PaymentSession(cart_id=cart.id, provider_id=provider_id, status="pending", data={},
+                                 is_initiated=False, is_selected=None, amount=total)
+        key = f"{session.id}:{clock.now().isoformat()}"
+    else:
+        key = f"{session.id}:{session.updated_at.isoformat()}"
     data = await get_provider(provider_id).initiate(total, cart, idempotency_key=key)
     session.data, session.status, session.amount = data, "pending", total
     session.is_initiated, session.is_selected = True, True

@@ -12,10 +12,14 @@ only them (reference store §3.6). A new shipping method re-syncs the cart's pay
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tortoise.query_utils import Prefetch
 
-from models import Cart, CustomShippingOption, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement, TaxRate
+from models import (
+    Cart, CustomShippingOption, LineItem, Product, Region, ShippingMethod, ShippingOption, ShippingOptionRequirement,
+    ShippingProfile, TaxRate,
+)
 from services.carts.locks import lock_cart_rows
 from services.carts.reads import has_free_shipping, read_cart_lines
 from services.carts.view import CartView, check_amounts, stored_tax_lines, view_of
@@ -23,6 +27,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
+from services.core.rows import RowBuilder, aliased_columns, placeholders
 from services.payments.sessions import resync_view
 from services.catalog.pricing import tax_on
 from services.regions.parts import region_parts
@@ -113,19 +118,15 @@ async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
     found = await read_cart_lines(cart_id) if fits(Cart, cart_id) else None
     if found is None:
         raise NotFound(f"Cart with {cart_id} was not found")
-    cart, items = found
-    custom = await _custom_options(cart.id)
+    cart, items, has_custom = found
+    custom = await _custom_options(cart.id) if has_custom else []
     if custom:
         return await _priced_custom(custom)
     profiles = {i.variant.product.profile_id for i in items if i.variant is not None and i.variant.product.profile_id}
     if not profiles:
         return []
     subtotal = sum(i.unit_price * i.quantity for i in items)
-    options = await _with_requirements(
-        ShippingOption.filter(
-            deleted_at=None, admin_only=False, is_return=False, region_id=cart.region_id, profile_id__in=profiles,
-        ).order_by("created_at", "id").select_related("profile")
-    )
+    options = await _read_options("outbound", [False, False, cart.region_id, *sorted(profiles)])
     fitting = [o for o in options if _priceable(o) and meets_requirements(o, subtotal)]
     return await _priced_in_region(fitting, cart.region)
 
@@ -147,18 +148,19 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
     """Ship the cart with this option: at most one method per shipping profile, so a method of
     the same profile is replaced. Free shipping on the cart stores a price of 0.
 
-    The option and the cart's own offers are read before the cart is locked (they are not the
-    cart's to change); under the lock the cart is read once, and the answer is built from that
-    read and what was written: a constant number of statements whatever the number of lines."""
+    The option is read before the cart is locked (it is not the cart's to change); under the
+    lock the cart is read once (its own offers too, only when it has some: a swap's), and the
+    answer is built from that read and what was written: a constant number of statements
+    whatever the number of lines."""
     option = None
     if fits(ShippingOption, option_id):
-        option = await _with_requirements(ShippingOption.filter(id=option_id, deleted_at=None)).first()
-    custom = await _custom_options(cart_id) if option is not None and fits(Cart, cart_id) else []
+        option = next(iter(await _read_options("by id", [option_id])), None)
     async with atomic():
         rows = await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines())
         if option is None:  # refused after the cart's own refusals (none, completed), as before
             raise NotFound(f"Shipping Option with {option_id} was not found")
         cart, items = rows.cart, rows.items
+        custom = await _custom_options(cart.id) if rows.has_custom_options else []
         if custom:
             # The merchant set this cart's shipping and its prices (a swap's): only those.
             offered = next((c for c in custom if c.shipping_option_id == option.id), None)
@@ -199,6 +201,57 @@ async def _mark_shipping(items: list[LineItem], shipped: set[str]) -> None:
             await LineItem.filter(id__in=[i.id for i in changed]).update(has_shipping=value, updated_at=now)
             for item in changed:
                 item.has_shipping, item.updated_at = value, now
+
+
+async def _read_options(shape: str, params: list) -> list[ShippingOption]:
+    """Live shipping options with their live requirements (by id), in one statement instead of the
+    ORM's two (the options, then a prefetch of the requirements): "by id" [option id], or
+    "outbound" [False, False, region id, *profile ids]: a region's outbound options for a
+    storefront (not admin-only, not returns) of those profiles, with their profile. In the ORM's
+    order (options by creation then id, requirements by id); each text is built once per process."""
+    db = ShippingOption._meta.db
+    sql = _options_statement(db.capabilities.dialect, shape, len(params))
+    _, rows = await db.execute_query(sql, params)
+    o, q, pf = _builders()
+    options: dict[str, ShippingOption] = {}
+    requirements: dict[str, list[ShippingOptionRequirement]] = {}
+    for row in rows:
+        option_id = row["o.id"]
+        if option_id not in options:
+            option = options[option_id] = o.build(row)
+            requirements[option_id] = []
+            if shape == "outbound":
+                object.__setattr__(option, "_profile", pf.build(row))
+        requirement = q.build(row)
+        if requirement is not None:
+            requirements[option_id].append(requirement)
+    for option_id, option in options.items():
+        option.requirements._set_result_for_query(requirements[option_id])
+    return list(options.values())
+
+
+@lru_cache(maxsize=None)
+def _builders() -> tuple[RowBuilder, RowBuilder, RowBuilder]:
+    return tuple(RowBuilder(model, lambda column, alias=alias: f"{alias}.{column}")
+                 for model, alias in ((ShippingOption, "o"), (ShippingOptionRequirement, "q"), (ShippingProfile, "pf")))
+
+
+@lru_cache(maxsize=256)
+def _options_statement(dialect: str, shape: str, n_params: int) -> str:
+    marks = placeholders(dialect, 1, n_params)
+    sources = [(ShippingOption, "o"), (ShippingOptionRequirement, "q")]
+    joins = ('LEFT JOIN "shipping_option_requirement" "q" ON "q"."shipping_option_id" = "o"."id" '
+             'AND "q"."deleted_at" IS NULL')
+    if shape == "by id":
+        where = f'"o"."id" = {marks[0]}'
+    else:
+        sources.append((ShippingProfile, "pf"))
+        joins += ' LEFT JOIN "shipping_profile" "pf" ON "pf"."id" = "o"."profile_id"'
+        where = (f'"o"."admin_only" = {marks[0]} AND "o"."is_return" = {marks[1]} AND "o"."region_id" = {marks[2]} '
+                 f'AND "o"."profile_id" IN ({", ".join(marks[3:])})')
+    columns = ", ".join(aliased_columns(model, alias) for model, alias in sources)
+    return (f'SELECT {columns} FROM "shipping_option" "o" {joins} WHERE {where} AND "o"."deleted_at" IS NULL '
+            f'ORDER BY "o"."created_at", "o"."id", "q"."id"')
 
 
 async def _custom_options(cart_id: str) -> list[CustomShippingOption]:

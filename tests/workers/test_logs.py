@@ -52,3 +52,14 @@ def test_a_process_that_ends_with_os_exit_loses_no_line(tmp_path):
     script.write_text(code)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert out.stdout == "last words\n", out.stderr
+
+
+def test_the_time_of_a_line_reads_as_logging_writes_it_though_formatted_once_a_second():
+    from workers.logs import Formatter
+
+    ours, theirs = Formatter("%(asctime)s %(message)s"), logging.Formatter("%(asctime)s %(message)s")
+    base = 1_790_000_000.0
+    for created in (base + 0.001, base + 0.5, base + 0.999, base + 1.0, base + 1.25, base + 0.75, base + 86_400.3):
+        record = logging.LogRecord("x", logging.INFO, __file__, 1, "m", None, None)
+        record.created, record.msecs = created, int((created - int(created)) * 1000)
+        assert ours.format(record) == theirs.format(record)

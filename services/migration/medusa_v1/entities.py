@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from models import (
-    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, Image, Invite, MoneyAmount,
-    PaymentProvider, PriceList, Product, ProductCategory, ProductCollection, ProductOption, ProductOptionValue,
-    ProductTag, ProductType, ProductVariant, PublishableApiKey, Region, ReturnReason, SalesChannel,
-    ShippingOption, ShippingOptionRequirement, ShippingProfile, Store, TaxProvider, TaxRate, User,
+    Address, Country, Currency, Customer, CustomerGroup, FulfillmentProvider, Image, InventoryItem, InventoryLevel,
+    Invite, MoneyAmount, PaymentProvider, PriceList, Product, ProductCategory, ProductCollection, ProductOption,
+    ProductOptionValue, ProductTag, ProductType, ProductVariant, ProductVariantInventoryItem, PublishableApiKey, Region,
+    ReservationItem, ReturnReason, SalesChannel, SalesChannelLocation, ShippingOption, ShippingOptionRequirement,
+    ShippingProfile, StockLocation, StockLocationAddress, Store, TaxProvider, TaxRate, User,
 )
 from services.core.tokens import digest
 
@@ -60,8 +61,6 @@ LEFT_OUT = {
     "analytics_config": "the admin's telemetry setting",
     "oauth": "app installations of the old server",
     "notification_provider": "providers are configured here, not copied",
-    "product_variant_inventory_item": "stock locations are not supported",
-    "sales_channel_location": "stock locations are not supported",
     "discount_rule_products": "Medusa's legacy product list of a rule, replaced by discount conditions",
     "payment_collection_sessions": "sessions of payment collections are made anew when a payment is asked for",
 }
@@ -86,6 +85,19 @@ def link(name: str, table: str, *columns: str, kept_by: str | None = None) -> En
     why = "links to rows not moved" if kept_by else "links removed in Medusa (soft-deleted)"
     return Entity(name, table, table=table, columns=columns, key=columns, select=select, skipped_by_design=why,
                   prune=True)
+
+
+def live(name: str, table: str, model: type, key: tuple[str, ...] = ("id",), prune: bool = True) -> Entity:
+    """Rows Medusa soft-deletes (or deletes outright) and we delete outright (models/inventory.py):
+    only its live rows come over; on a re-run ours that it no longer holds live go (`prune`; or
+    stock.py's own pruning). Keyed by `key` where the rows are unique by it here: a row deleted in
+    Medusa and made again under a new id then takes the old one's place rather than clashing."""
+    def select(source) -> str:
+        where = " WHERE deleted_at IS NULL" if source.has(table, "deleted_at") else ""
+        return f"SELECT * FROM {_q(table)}{where} ORDER BY id"
+
+    return Entity(name, table, model, select=select, key=key, prune=prune,
+                  skipped_by_design="deleted in Medusa (deleted outright here)")
 
 
 def _api_token_hash(row: Row) -> str | None:
@@ -125,7 +137,7 @@ ENTITIES: tuple[Entity, ...] = (
     Entity("fulfillment providers", "fulfillment_provider", FulfillmentProvider),
     Entity("tax providers", "tax_provider", TaxProvider),
     Entity("sales channels", "sales_channel", SalesChannel),
-    Entity("store", "store", Store, dropped={"default_location_id": "stock locations are not supported"}),
+    Entity("store", "store", Store),
     link("store currencies", "store_currencies", "store_id", "currency_code"),
     Entity("regions", "region", Region),
     link("region payment providers", "region_payment_providers", "region_id", "provider_id"),
@@ -181,6 +193,19 @@ ENTITIES: tuple[Entity, ...] = (
     link("tax rate products", "product_tax_rate", "rate_id", "product_id"),
     link("tax rate product types", "product_type_tax_rate", "rate_id", "product_type_id"),
     link("tax rate shipping options", "shipping_tax_rate", "rate_id", "shipping_option_id"),
+    # Stock per location: Medusa 1.20's inventory and stock-location modules (multi-warehouse). A
+    # shop without them has only the two link tables, empty. Our tables keep the modules' names
+    # and columns (1.8 on). What Medusa deleted of the links and levels goes in stock.py, which
+    # keeps what our switch-on added here; there, too, the variants' stock follows the levels.
+    Entity("stock location addresses", "stock_location_address", StockLocationAddress),
+    Entity("stock locations", "stock_location", StockLocation),
+    live("sales channel locations", "sales_channel_location", SalesChannelLocation, ("sales_channel_id", "location_id"),
+         prune=False),
+    Entity("inventory items", "inventory_item", InventoryItem),
+    live("variant inventory items", "product_variant_inventory_item", ProductVariantInventoryItem,
+         ("variant_id", "inventory_item_id"), prune=False),
+    live("inventory levels", "inventory_level", InventoryLevel, ("inventory_item_id", "location_id"), prune=False),
+    live("reservations", "reservation_item", ReservationItem),
 )
 
 # Medusa tables read through another entity's join (not copied as rows of their own).

@@ -20,6 +20,7 @@ from models import DisplaySequence, DraftOrder, Order
 from services.migration.medusa_v1.progress import Progress
 from services.migration.medusa_v1.report import EntityCount, Report
 from services.migration.medusa_v1.source import Source, open_source
+from services.migration.medusa_v1.stock import settle_stock
 from services.migration.medusa_v1.target import prepare_target
 from services.migration.medusa_v1.writer import Target, TargetColumns, quick_commits
 from services.orders.display_ids import ORDER_SEQUENCE, ensure_sequence
@@ -54,6 +55,7 @@ async def move(
         report.copy_seconds, report.copy_cpu_seconds = time.monotonic() - started, time.process_time() - cpu
         if not dry_run:
             await continue_display_ids()
+            await settle_stock(source, report)
             if sum(e.written for e in report.entities) >= ANALYZE_AFTER:
                 await Target().analyze()
             report.money_checked = True
@@ -169,10 +171,11 @@ async def _prune(source: Source, entity: Entity, every: str, batch_rows: int, wh
     if whole and not entity.skip and await target.count(entity.target) <= whole:
         return 0
     # What Medusa deleted shows only in the whole key list: it and ours, walked in one order. A
-    # row of ours keeps its own deleted_at, so the source's table says which rows exist (one
-    # plain scan, where the selection of kept carts' rows cost a probe per row); a link keeps
-    # only its live rows, so its selection does.
-    listed = _unordered(every) if entity.model is None else f'SELECT * FROM "{entity.source}"'
+    # table without soft deletes lists the rows that exist in one plain scan (the selection of
+    # kept carts' rows cost a probe per row, and a row of a cart that aged out stays, as the cart
+    # does); one with them, through the selection, which keeps the live rows where ours are
+    # deleted outright (links, stock).
+    listed = _unordered(every) if source.has(entity.source, "deleted_at") else f'SELECT * FROM "{entity.source}"'
     return await target.prune(entity.target, entity.key, source.keys(listed, entity.key, batch_rows * 10), batch_rows * 10)
 
 

@@ -30,6 +30,9 @@ CORE_MIGRATIONS = frozenset(int(t) for t in """
 1709888477798
 """.split())
 OLDEST_SUPPORTED = 1679950645253  # the last migration of Medusa 1.8.0
+# Medusa's inventory and stock-location modules (packages/inventory, packages/stock-location up to
+# 1.20.10) record their migrations in the same table: Medusa's own, not a plugin's.
+MODULE_MIGRATIONS = frozenset({1665748086258, 1675761451145, 1682927363119, 1697708391459, 1665749860179})
 
 
 class SourceError(Exception):
@@ -81,7 +84,7 @@ class Source:
             raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (none of Medusa's migrations ran in it)")
         if max(applied & CORE_MIGRATIONS) < OLDEST_SUPPORTED:
             raise SourceError(SourceError.UNSUPPORTED, "this Medusa database is older than 1.8; upgrade it to 1.20 with Medusa first")
-        self.plugin_migrations = sorted(r["name"] for r in rows if int(r["timestamp"]) not in CORE_MIGRATIONS)
+        self.plugin_migrations = sorted(r["name"] for r in rows if int(r["timestamp"]) not in CORE_MIGRATIONS | MODULE_MIGRATIONS)
 
     def has(self, table: str, column: str | None = None) -> bool:
         return table in self.columns and (column is None or column in self.columns[table])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from models import Customer, Order, Product, SalesChannel, ShippingProfile, Store
 from services.core.db import atomic
 from services.migration.medusa_v1.source import Source, SourceError
+from services.migration.medusa_v1.stock import clear_own_locations
 
 __all__ = ["TargetNotEmpty", "prepare_target"]
 
@@ -33,3 +34,4 @@ async def prepare_target(source: Source) -> None:
         await Store.all().delete()
         await SalesChannel.exclude(id__in=channels).delete()
         await ShippingProfile.exclude(id__in=profiles).delete()
+        await clear_own_locations()

@@ -63,9 +63,9 @@ class TargetColumns:
         return value
 
 
-# While a move writes into SQLite: a 16 MB page cache (2 MB by default) and fewer, larger checkpoints (the WAL may
-# grow to about 64 MB between them instead of 4 MB, and is not cut back to 16 KB after each).
-# Bounded whatever the shop's size; put back afterwards.
+# While a move writes into SQLite: a 16 MB page cache (2 MB by default) and fewer, larger
+# checkpoints (the WAL may grow to about 64 MB between them instead of 4 MB, and is not cut back
+# to 16 KB after each). Bounded whatever the shop's size; put back afterwards.
 _MOVE_PRAGMAS = {"cache_size": -16_000, "wal_autocheckpoint": 16_000, "journal_size_limit": 64 * 1024 * 1024}
 
 

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from app.web.store_cache import forget_answers
+from app.web.answer_cache import forget_answers
 from models import (
     Image, MoneyAmount, Product, ProductCategory, ProductCollection, ProductTag, ProductType, ProductVariant, Region,
     SalesChannel, ShippingProfile, TaxRate,

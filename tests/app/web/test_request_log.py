@@ -37,3 +37,17 @@ def test_json_lines_carry_the_request_fields():
     out = json.loads(JsonFormatter().format(record))
     assert out["logger"] == "commerce.access" and out["message"] == "GET /x 200"
     assert out["http"] == {"route": "/x", "status": 200, "request_id": "r1"} and out["level"] == "INFO"
+
+
+async def test_each_request_without_an_id_gets_a_new_one_and_its_line_is_the_same_as_ever(client, caplog):
+    caplog.set_level(logging.INFO, logger="commerce.access")
+    ids = [(await client.get("/health")).headers["x-request-id"] for _ in range(20)]
+    assert len(set(ids)) == 20 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    lines = [rec for rec in caplog.records if rec.name == "commerce.access" and rec.http["request_id"] in ids]
+    assert len(lines) == 20
+    line = lines[0]
+    assert line.levelno == logging.INFO and line.getMessage().startswith("GET /health 200 ")
+    assert f"id={line.http['request_id']} client=127.0.0.1" in line.getMessage()
+    assert line.http == {"method": "GET", "route": "/health", "status": 200, "duration_ms": line.http["duration_ms"],
+                         "request_id": line.http["request_id"], "client": "127.0.0.1", "user_id": None,
+                         "customer_id": None}
