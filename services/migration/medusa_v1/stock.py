@@ -72,7 +72,8 @@ async def _prune(source, report) -> None:
             continue
         model, column, parent = _PRUNED[entity.name]
         if parent not in owned:
-            owned[parent] = await _keys(source, f'SELECT id FROM "{parent}"', ("id",)) if source.has(parent) else set()
+            owned[parent] = {k for k, in await _keys(source, f'SELECT id FROM "{parent}"', ("id",))} \
+                if source.has(parent) else set()
         if not owned[parent]:
             continue  # a shop without the modules: every row here is our own
         live = await _keys(source, entity.select(source), entity.key)
