@@ -108,9 +108,9 @@ async def run(source: str, target: str) -> None:
         report = await move(source, progress=Progress(io.StringIO()))
         seconds, cpu = time.monotonic() - started, _cpu() - cpu_before
         peak_first = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        again_started = time.monotonic()  # nothing changed: a re-run reads and checks only what did
+        again_started, again_cpu = time.monotonic(), _cpu()  # nothing changed: a re-run reads and checks only what did
         again = await move(source, progress=Progress(io.StringIO()))
-        again_seconds = time.monotonic() - again_started
+        again_seconds, again_cpu = time.monotonic() - again_started, _cpu() - again_cpu
     finally:
         await Tortoise.close_connections()
     orders = report.entity("orders").copied
@@ -119,9 +119,12 @@ async def run(source: str, target: str) -> None:
     print(f"orders: {orders} in {seconds:.1f} s = {orders / seconds:,.0f} orders/s "
           f"({rows:,} rows, {rows / seconds:,.0f} rows/s); peak memory {peak_first:.0f} MB ({peak:.0f} MB after the second run); "
           f"money differences: {len(report.money_differences)}")
-    print(f"copying {report.copy_seconds:.1f} s, money check {report.check_seconds:.1f} s; "
-          f"this process's CPU {cpu:.0f} s; load average {os.getloadavg()[0]:.1f}")
-    print(f"second run, nothing changed: {again_seconds:.1f} s, {sum(e.copied for e in again.entities):,} rows copied, "
+    print(f"copying {report.copy_seconds:.1f} s ({report.copy_cpu_seconds:.1f} s CPU), money check "
+          f"{report.check_seconds:.1f} s ({report.check_cpu_seconds:.1f} s CPU); this process's CPU {cpu:.1f} s; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"second run, nothing changed: {again_seconds:.1f} s ({again_cpu:.1f} s CPU), "
+          f"{sum(e.copied for e in again.entities):,} rows read whole or changed, "
+          f"{sum(e.written for e in again.entities):,} written, {sum(e.removed for e in again.entities):,} removed, "
           f"{again.money_orders_checked} orders checked")
 
 

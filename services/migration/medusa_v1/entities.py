@@ -45,7 +45,7 @@ class Entity:
     dropped: dict[str, str] = field(default_factory=dict)
     skip: Callable[[Row], str | None] | None = None  # a reason to leave this row out
     # Medusa deletes these rows outright (a cart's lines, a link): on a re-run, ours that the
-    # source no longer has go too. Their keys are held in memory for the run.
+    # source no longer has go too (found by walking both key lists; `select` gives each key once).
     prune: bool = False
 
     @property

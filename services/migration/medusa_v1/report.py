@@ -14,7 +14,8 @@ class EntityCount:
     name: str
     source_table: str
     in_source: int = 0
-    copied: int = 0
+    copied: int = 0  # rows read and upserted
+    written: int = 0  # of those, rows new here or changed (a row as it was is not written again)
     removed: int = 0  # rows here that the source deleted outright since the last run
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows
     since: datetime | None = None  # a re-run: only rows changed since then were read
@@ -36,6 +37,8 @@ class Report:
     plugin_migrations: list[str] = field(default_factory=list)
     copy_seconds: float = 0.0
     check_seconds: float = 0.0
+    copy_cpu_seconds: float = 0.0  # this process's CPU (all its threads: SQLite writes in one of its own)
+    check_cpu_seconds: float = 0.0
     money_checked: bool = False
     money_differences: list[str] = field(default_factory=list)
     money_orders_checked: int = 0  # a re-run checks only the orders changed since the last
@@ -48,7 +51,7 @@ class Report:
             "dry_run": self.dry_run,
             "entities": [
                 {"name": e.name, "source_table": e.source_table, "in_source": e.in_source, "copied": e.copied,
-                 "removed": e.removed, "skipped": e.skipped, "unchanged": e.unchanged,
+                 "written": e.written, "removed": e.removed, "skipped": e.skipped, "unchanged": e.unchanged,
                  "changed_since": e.since.isoformat() if e.since else None}
                 for e in self.entities
             ],
@@ -67,6 +70,8 @@ class Report:
             skipped = "; ".join(f"{n} {reason}" for reason, n in e.skipped.items()) or "0"
             if e.since is not None:
                 skipped += f"; {e.unchanged} unchanged since the last run (changed since {e.since:%Y-%m-%d %H:%M} copied)"
+            if e.copied > e.written:
+                skipped += f"; {e.copied - e.written} of those copied were here as they are (not written)"
             if e.removed:
                 skipped += f"; {e.removed} removed (deleted in Medusa)"
             out.append(f"{e.name:<{width}}  {e.in_source:>8}  {e.copied:>10}  {skipped}")

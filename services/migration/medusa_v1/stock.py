@@ -72,11 +72,21 @@ async def _prune(source, report) -> None:
             continue
         model, column, parent = _PRUNED[entity.name]
         if parent not in owned:
-            owned[parent] = {k[0] for k in await source.keys(f'SELECT id FROM "{parent}"', ("id",), _KEY_BATCH)} \
+            owned[parent] = {k for k, in await _keys(source, f'SELECT id FROM "{parent}"', ("id",))} \
                 if source.has(parent) else set()
         if not owned[parent]:
             continue  # a shop without the modules: every row here is our own
-        live = await source.keys(entity.select(source), entity.key, _KEY_BATCH)
+        live = await _keys(source, entity.select(source), entity.key)
         ours = await model.all().values_list(*entity.key, column)
-        keep = live | {tuple(row[:-1]) for row in ours if row[-1] not in owned[parent]}
-        report.entity(entity.name).removed = await Target().prune(entity.target, entity.key, keep)
+        keep = sorted(live | {tuple(row[:-1]) for row in ours if row[-1] not in owned[parent]})
+        report.entity(entity.name).removed = await Target().prune(entity.target, entity.key, _batches(keep), _KEY_BATCH)
+
+
+async def _keys(source, sql: str, key: tuple[str, ...]) -> set[tuple]:
+    return {k async for batch in source.keys(sql, key, _KEY_BATCH) for k in batch}
+
+
+async def _batches(keys: list[tuple]):
+    """`keys` (in Python's order of strings: the byte order Target.prune walks in) a batch at a time."""
+    for i in range(0, len(keys), _KEY_BATCH):
+        yield keys[i:i + _KEY_BATCH]

@@ -9,7 +9,9 @@ arrays of its columns (`unnest`): a statement per row cost the server most of a 
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime, timezone
 
 from tortoise import Tortoise, fields
@@ -61,26 +63,62 @@ class TargetColumns:
         return value
 
 
+# While a move writes into SQLite: a 16 MB page cache (2 MB by default) and fewer, larger
+# checkpoints (the WAL may grow to about 64 MB between them instead of 4 MB, and is not cut back
+# to 16 KB after each). Bounded whatever the shop's size; put back afterwards.
+_MOVE_PRAGMAS = {"cache_size": -16_000, "wal_autocheckpoint": 16_000, "journal_size_limit": 64 * 1024 * 1024}
+
+
 @asynccontextmanager
 async def quick_commits():
     """While a move writes into SQLite in WAL mode, a commit does not wait for the disk
-    (synchronous=NORMAL, SQLite's advice for WAL): the file cannot be corrupted by it; a power cut
-    may lose the last batches, which the next run copies again (a mark is written after its
-    entity's rows). Put back as it was afterwards."""
+    (synchronous=NORMAL, SQLite's advice for WAL): the file cannot be corrupted by it, neither by a
+    killed process (the WAL is in the OS's hands at each commit) nor by a power cut, which may
+    only lose the last batches, which the next run copies again (a mark is written after its
+    entity's rows). The page cache and the checkpoints are sized for a bulk load
+    (`_MOVE_PRAGMAS`), and parameters bind without Python's slow path (`_quick_binding`).
+    Everything is put back as it was afterwards."""
     client = Tortoise.get_connection("default")
     if client.capabilities.dialect != "sqlite":
         yield
         return
     mode = (await client.execute_query_dict("PRAGMA journal_mode"))[0]["journal_mode"]
-    before = (await client.execute_query_dict("PRAGMA synchronous"))[0]["synchronous"]
-    if str(mode).lower() != "wal" or before <= 1:
-        yield
-        return
-    await client.execute_script("PRAGMA synchronous = NORMAL")
+    pragmas = ["synchronous", *_MOVE_PRAGMAS]
+    before = {p: next(iter((await client.execute_query_dict(f"PRAGMA {p}"))[0].values())) for p in pragmas}
+    quick = dict(_MOVE_PRAGMAS)
+    if str(mode).lower() == "wal" and before["synchronous"] > 1:
+        quick["synchronous"] = 1  # NORMAL
+    await client.execute_script("".join(f"PRAGMA {p} = {int(v)};" for p, v in quick.items()))
+    try:
+        with _quick_binding():
+            yield
+    finally:
+        await client.execute_script("".join(f"PRAGMA {p} = {int(before[p])};" for p in quick))
+
+
+_NONE = {}.get  # a C function of one argument that answers None
+
+
+@contextmanager
+def _quick_binding():
+    """Python's sqlite3 binds str, int, float and bytes directly; any other value goes through its
+    adapters, and a value with none (None, a bool) through two failed attribute look-ups, the first
+    of which formats an error message: most of a batch's binding time, in the writing thread and
+    holding the GIL. For the move, None, bools and datetimes get adapters written in C that give
+    what they gave (None, the int, Tortoise's `isoformat(" ")`, which is `str` of a datetime)."""
+    quick = {type(None): _NONE, bool: int, datetime: datetime.__str__}
+    keys = {t: (t, sqlite3.PrepareProtocol) for t in quick}
+    before = {t: sqlite3.adapters.get(k) for t, k in keys.items()}
+    for t, adapter in quick.items():
+        sqlite3.adapters[keys[t]] = adapter
     try:
         yield
     finally:
-        await client.execute_script(f"PRAGMA synchronous = {int(before)}")
+        for t, k in keys.items():
+            if before[t] is None:
+                sqlite3.adapters.pop(k, None)
+            else:
+                sqlite3.adapters[k] = before[t]
 
 
 _TYPES: dict[str, dict[str, str]] = {}  # PostgreSQL table -> column -> its type, as SQL names it
@@ -105,12 +143,19 @@ class Target:
             return ", ".join(f"${i}" for i in range(1, count + 1))
         return ", ".join("?" for _ in range(count))
 
-    async def upsert(self, table: str, columns: list[str], key: tuple[str, ...], rows: list[list]) -> None:
-        """Insert `rows` (values in `columns` order); a row whose key exists is updated in place."""
+    async def upsert(
+        self, table: str, columns: list[str], key: tuple[str, ...], rows: list[list], *,
+        insert_only: frozenset[str] = frozenset(), check: bool = True,
+    ) -> int:
+        """Insert `rows` (values in `columns` order); a row whose key exists is updated in place,
+        unless it holds these values already: a row that did not change is not written (nor
+        locked). `insert_only` columns are written only with a new row (our defaults for what
+        Medusa does not keep: a re-run leaves them as they were). `check=False`: a table that was
+        empty, where PostgreSQL need not look first. How many rows were written."""
         if not rows:
-            return
+            return 0
         quoted = ", ".join(f'"{c}"' for c in columns)
-        updates = [c for c in columns if c not in key]
+        updates = [c for c in columns if c not in key and c not in insert_only]
         conflict = ", ".join(f'"{c}"' for c in key)
         action = (
             "DO UPDATE SET " + ", ".join(f'"{c}" = excluded."{c}"' for c in updates) if updates else "DO NOTHING"
@@ -122,29 +167,53 @@ class Target:
             rows = list({tuple(row[i] for i in at): row for row in rows}.values())
             types = await self._types(table)
             arrays = ", ".join(f"${i + 1}::{types[c]}[]" for i, c in enumerate(columns))
-            sql = f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays}) ON CONFLICT ({conflict}) {action}'
-            await self.client.execute_query(sql, [list(column) for column in zip(*rows)])
-            return
+            same = ""
+            if updates and check:  # rows as they are here already are left out before the insert
+                match = " AND ".join(f'o."{k}" = s."{k}"' for k in key)
+                ours = ", ".join(f'o."{c}"' for c in updates)
+                theirs = ", ".join(f's."{c}"' for c in updates)
+                same = (f' WHERE NOT EXISTS (SELECT 1 FROM "{table}" o WHERE {match} AND ({ours})'
+                        f" IS NOT DISTINCT FROM ({theirs}))")
+            sql = (f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays}) AS s({quoted}){same} '
+                   f"ON CONFLICT ({conflict}) {action}")
+            return await self._written(sql, [list(column) for column in zip(*rows)])
+        if updates:  # SQLite leaves the row as it is when the update's WHERE is false
+            action += " WHERE " + " OR ".join(f'"{table}"."{c}" IS NOT excluded."{c}"' for c in updates)
         sql = f'INSERT INTO "{table}" ({quoted}) VALUES ({self._placeholders(len(columns))}) ON CONFLICT ({conflict}) {action}'
-        await self.client.execute_many(sql, rows)
+        return await self._written(sql, rows)
 
     async def update_by_key(self, table: str, columns: list[str], key: tuple[str, ...], rows: list[list]) -> int:
-        """Update rows found by `key` (the key's values come first in each row); none is created."""
+        """Update rows found by `key` whose values differ; none is created. How many were written."""
+        if not rows:
+            return 0
         sets = [c for c in columns if c not in key]
-        order = list(key) + sets
         if self.postgres:
-            where = " AND ".join(f'"{c}" = ${i + 1}' for i, c in enumerate(key))
-            assign = ", ".join(f'"{c}" = ${len(key) + i + 1}' for i, c in enumerate(sets))
-            sql = f'UPDATE "{table}" SET {assign} WHERE {where}'
-            values = [[row[columns.index(c)] for c in order] for row in rows]
-        else:
-            where = " AND ".join(f'"{c}" = ?' for c in key)
-            assign = ", ".join(f'"{c}" = ?' for c in sets)
-            sql = f'UPDATE "{table}" SET {assign} WHERE {where}'
-            values = [[row[columns.index(c)] for c in sets + list(key)] for row in rows]
-        if rows:
-            await self.client.execute_many(sql, values)
-        return len(rows)
+            types = await self._types(table)
+            quoted = ", ".join(f'"{c}"' for c in columns)
+            arrays = ", ".join(f"${i + 1}::{types[c]}[]" for i, c in enumerate(columns))
+            assign = ", ".join(f'"{c}" = s."{c}"' for c in sets)
+            match = " AND ".join(f'"{table}"."{c}" = s."{c}"' for c in key)
+            ours = ", ".join(f'"{table}"."{c}"' for c in sets)
+            theirs = ", ".join(f's."{c}"' for c in sets)
+            sql = (f'UPDATE "{table}" SET {assign} FROM unnest({arrays}) AS s({quoted}) '
+                   f"WHERE {match} AND ({ours}) IS DISTINCT FROM ({theirs})")
+            return await self._written(sql, [list(column) for column in zip(*rows)])
+        n = len(sets)
+        assign = ", ".join(f'"{c}" = ?{i + 1}' for i, c in enumerate(sets))
+        where = " AND ".join(f'"{c}" = ?{n + i + 1}' for i, c in enumerate(key))
+        differs = " OR ".join(f'"{c}" IS NOT ?{i + 1}' for i, c in enumerate(sets))
+        sql = f'UPDATE "{table}" SET {assign} WHERE {where} AND ({differs})'
+        return await self._written(sql, [[row[columns.index(c)] for c in sets + list(key)] for row in rows])
+
+    async def _written(self, sql: str, values: list) -> int:
+        """Run `sql` (PostgreSQL: once, over column arrays; SQLite: once per row of `values`, inside
+        the caller's transaction); the rows it wrote."""
+        async with self.client.acquire_connection() as conn:
+            if self.postgres:
+                status = await conn.execute(sql, *values)
+                return int(status.rsplit(" ", 1)[-1])
+            cursor = await conn.executemany(sql, values)
+            return cursor.rowcount
 
     async def analyze(self) -> None:
         """PostgreSQL's statistics, taken after a move: the planner otherwise still sees the tables
@@ -156,15 +225,72 @@ class Target:
     async def holds_rows(self, table: str) -> bool:
         return bool((await self.client.execute_query(f'SELECT 1 FROM "{table}" LIMIT 1'))[1])
 
-    async def prune(self, table: str, key: tuple[str, ...], keep: set[tuple]) -> int:
-        """Delete this table's rows whose key is not in `keep`; how many went."""
+    async def count(self, table: str) -> int:
+        return (await self.client.execute_query_dict(f'SELECT count(*) AS n FROM "{table}"'))[0]["n"]
+
+    async def keys(self, table: str, key: tuple[str, ...], batch: int) -> AsyncIterator[list[tuple]]:
+        """This table's keys in lists of `batch`, ordered by their bytes (as Python compares
+        strings), memory flat: SQLite's own order for text, walked by its index a page at a time;
+        PostgreSQL's under collation "C", through a cursor."""
         columns = ", ".join(f'"{c}"' for c in key)
-        rows = await self.client.execute_query_dict(f'SELECT {columns} FROM "{table}"')
-        gone = [[row[c] for c in key] for row in rows if tuple(row[c] for c in key) not in keep]
-        if gone:
+        if self.postgres:
+            order = ", ".join(f'"{c}" COLLATE "C"' for c in key)
+            async with self.client.acquire_connection() as conn, conn.transaction():
+                cursor = await conn.cursor(f'SELECT {columns} FROM "{table}" ORDER BY {order}')
+                while rows := await cursor.fetch(batch):
+                    yield [tuple(r) for r in rows]
+            return
+        after = None
+        marks = ", ".join("?" for _ in key)
+        while True:
+            where = f"WHERE ({columns}) > ({marks}) " if after else ""
+            rows = await self.client.execute_query(
+                f'SELECT {columns} FROM "{table}" {where}ORDER BY {columns} LIMIT {int(batch)}', list(after or []))
+            rows = [tuple(r) for r in rows[1]]
+            if not rows:
+                return
+            yield rows
+            after = rows[-1]
+
+    async def prune(self, table: str, key: tuple[str, ...], keep: AsyncIterator[list[tuple]], batch: int) -> int:
+        """Delete this table's rows whose key `keep` does not list; how many went. Both key lists
+        come in byte order and are walked side by side, a batch of each in memory whatever the
+        table's size. Both databases order by bytes of UTF-8, as Python compares strings; a list
+        found out of order all the same (another encoding) stops the walk with an error."""
+        source = _ordered(keep, "the source's keys")
+        wanted = await anext(source, None)
+        gone: list[tuple] = []
+        removed = 0
+        async for ours in _ordered(self.keys(table, key, batch), f"{table}'s keys"):
+            while wanted is not None and wanted < ours:
+                wanted = await anext(source, None)
+            if wanted != ours:
+                gone.append(ours)
+                if len(gone) >= batch:
+                    removed += await self._delete(table, key, gone)
+                    gone = []
+        return removed + await self._delete(table, key, gone)
+
+    async def _delete(self, table: str, key: tuple[str, ...], rows: list[tuple]) -> int:
+        if rows:
             if self.postgres:
                 where = " AND ".join(f'"{c}" = ${i + 1}' for i, c in enumerate(key))
             else:
                 where = " AND ".join(f'"{c}" = ?' for c in key)
-            await self.client.execute_many(f'DELETE FROM "{table}" WHERE {where}', gone)
-        return len(gone)
+            await self.client.execute_many(f'DELETE FROM "{table}" WHERE {where}', [list(r) for r in rows])
+        return len(rows)
+
+
+class KeysOutOfOrder(RuntimeError):
+    pass
+
+
+async def _ordered(batches: AsyncIterator[list[tuple]], what: str) -> AsyncIterator[tuple]:
+    """Each key of `batches`, checked to come in order (equal neighbours pass: a join's duplicate)."""
+    last = None
+    async for rows in batches:
+        for row in rows:
+            if last is not None and row < last:
+                raise KeysOutOfOrder(f"{what} came out of byte order ({last!r} before {row!r})")
+            last = row
+            yield row

@@ -162,7 +162,7 @@ async def _sign_in(client) -> None:
 
 
 async def _storefront_quantities(client, variants: list[str]) -> dict[str, int]:
-    from app.web.store_cache import forget_answers
+    from app.web.answer_cache import forget_answers
 
     forget_answers()  # the kept answers are the process's: the two servers here differ in their setting
     found = {}
