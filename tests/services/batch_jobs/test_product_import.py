@@ -288,7 +288,7 @@ async def test_a_process_message_run_the_instant_it_is_sent_finds_the_job_free(f
     job = await import_job(admin.id, many_mugs(4), chunk_size=2)
     outcomes = []
 
-    async def run_at_once(sent: Job) -> bool:  # a worker that takes the message the instant it is sent
+    async def run_at_once(sent: Job, **options) -> bool:  # a worker that takes the message the instant it is sent
         if sent.actor_name == PROCESS_ACTOR:
             outcomes.append(await run_processing(*sent.args))
         return True
