@@ -50,7 +50,7 @@ class NewLine:
 
 async def add_line_item(cart_id: str, line: NewLine) -> CartView:
     """A cart without discounts or payment sessions (a shopper filling it) answers from what
-    was read under the lock and written: five statements (seven when shipping methods go),
+    was read under the lock and written: three statements (five when shipping methods go),
     whatever its number of lines. With either, its adjustments and sessions follow the lines
     and the cart is read back."""
     async with atomic():
