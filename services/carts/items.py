@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from models import Cart, LineItem, Product, ProductVariant, ShippingMethod
 from services.carts.discounts import refresh_adjustments
-from services.carts.locks import check_lines_open, lock_cart, lock_cart_rows
+from services.carts.locks import check_lines_open, lock_cart, lock_cart_rows, lock_reading_variants
 from services.carts.reads import read_variants
 from services.carts.view import CartView, check_amounts, load_cart_view, load_checked_view, stored_tax_lines, view_of
 from services.core import clock
@@ -50,14 +50,19 @@ class NewLine:
 
 async def add_line_item(cart_id: str, line: NewLine) -> CartView:
     """A cart without discounts or payment sessions (a shopper filling it) answers from what
-    was read under the lock and written: five statements (seven when shipping methods go),
+    was read under the lock and written: three statements (five when shipping methods go),
     whatever its number of lines. With either, its adjustments and sessions follow the lines
     and the cart is read back."""
     async with atomic():
-        rows = await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines(), methods_wanted=_read_back)
+        # The variant is read by the statement that locks the cart, checked against the channel
+        # the cart had then: read again in the unlikely case the channel changed meanwhile.
+        early = await lock_reading_variants(cart_id, fitting(ProductVariant, [line.variant_id]))
+        rows = await lock_cart_rows(cart_id, stored_tax_lines=stored_tax_lines(), methods_wanted=_read_back,
+                                    locked=True)
         cart = rows.cart
         check_lines_open(cart)
-        written = await add_lines(cart, [line], existing=rows.items)
+        found = early.found if early.channel_id == cart.sales_channel_id else None
+        written = await add_lines(cart, [line], existing=rows.items, found=found)
         if _read_back(rows.payment_sessions, rows.discounts):
             await _lines_changed(cart)
             await resync_payment_sessions(cart)
@@ -123,12 +128,16 @@ async def delete_line_item(cart_id: str, item_id: str) -> CartView:
 
 # ---------------------------------------------------------------- parts, inside the caller's transaction
 
-async def add_lines(cart: Cart, lines: list[NewLine], existing: list[LineItem] | None = None) -> list[LineItem]:
+async def add_lines(
+    cart: Cart, lines: list[NewLine], existing: list[LineItem] | None = None,
+    found: dict[str, tuple[ProductVariant, bool]] | None = None,
+) -> list[LineItem]:
     """Add the lines to a locked cart: a line of a variant already in the cart with the same
     metadata adds to that line's quantity instead. The cart holds at most MAX_LINES_PER_ORDER
     lines, and a request may name no more than that. `existing`: the cart's lines as read under
     the lock, which then take the new ones (read here otherwise). The lines written, each with
-    its variant, product and profile."""
+    its variant, product and profile. `found`: the lines' variants as `read_variants` answers for
+    the cart's channel, when the caller has read them."""
     if not lines:
         return []
     check_room(len(lines), "cart")  # before any read: a body of 10,000 items costs nothing more
@@ -136,10 +145,11 @@ async def add_lines(cart: Cart, lines: list[NewLine], existing: list[LineItem] |
         raise InvalidData(MISSING_ARGUMENTS)
     if any(line.quantity < 0 for line in lines):
         raise InvalidData("quantity must not be less than 1")
-    found = await read_variants(
-        fitting(ProductVariant, list(dict.fromkeys(line.variant_id for line in lines))), for_sale=True,
-        channel_id=cart.sales_channel_id,
-    )
+    if found is None:
+        found = await read_variants(
+            fitting(ProductVariant, list(dict.fromkeys(line.variant_id for line in lines))), for_sale=True,
+            channel_id=cart.sales_channel_id,
+        )
     variants = {variant_id: variant for variant_id, (variant, _) in found.items()}
     await show_channel_stock(list(variants.values()), [c for c in [cart.sales_channel_id] if c])  # issue 36
     missing = [line.variant_id for line in lines if line.variant_id not in variants]

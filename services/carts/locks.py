@@ -7,12 +7,12 @@ from functools import lru_cache
 from typing import Callable
 
 from models import Cart
-from services.carts.reads import CartRows, read_cart
+from services.carts.reads import CartRows, LockedVariants, fold_locked_variants, locked_variants_statement, read_cart
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.rows import RowBuilder, placeholders
 
-__all__ = ["lock_cart", "lock_cart_rows", "check_lines_open"]
+__all__ = ["lock_cart", "lock_cart_rows", "lock_reading_variants", "check_lines_open"]
 
 
 async def lock_cart(cart_id: str, *, editable: bool = True) -> Cart:
@@ -38,6 +38,24 @@ async def _locked_row(cart_id: str, whole: bool = True) -> Cart | None:
     return _cart_builder().build(rows[0]) if whole else None
 
 
+async def lock_reading_variants(cart_id: str, variant_ids: list[str]) -> LockedVariants:
+    """The live cart's row locked as `_locked_row` locks it, and in the same statement the
+    variants a shopper may add (services/carts/reads.py `locked_variants_statement`), checked
+    against the channel the cart had when the statement started. Then `lock_cart_rows(...,
+    locked=True)`; `variant_ids` fit their column."""
+    if not variant_ids:
+        await _locked_row(cart_id, whole=False)
+        return LockedVariants({}, None)
+    rows = None
+    if fits(Cart, cart_id):
+        db = Cart._meta.db
+        sql, params = locked_variants_statement(db.capabilities.dialect, len(variant_ids))
+        _, rows = await db.execute_query(sql, params(cart_id, variant_ids))
+    if not rows:
+        raise NotFound(f"Cart with {cart_id} was not found")
+    return fold_locked_variants(rows)
+
+
 @lru_cache(maxsize=None)
 def _lock_statement(dialect: str, whole: bool) -> str:
     columns = ", ".join(f'"{c}"' for c in sorted(Cart._meta.db_fields)) if whole else '"id"'
@@ -58,13 +76,14 @@ def _check_editable(cart: Cart, editable: bool) -> None:
 
 async def lock_cart_rows(
     cart_id: str, *, stored_tax_lines: Callable[[Cart], bool], methods_wanted=None, editable: bool = True,
-    with_payment: bool = False,
+    with_payment: bool = False, locked: bool = False,
 ) -> CartRows:
     """The live, editable cart locked as `lock_cart` locks it, then read whole (services/carts/reads.py)
     by statements that start after the lock is held, so they see what the change before this
     one committed. A change that writes what it changes in memory too answers without reading
-    the cart back."""
-    await _locked_row(cart_id, whole=False)  # the read below brings the row
+    the cart back. `locked`: the caller has just locked it (`lock_reading_variants`)."""
+    if not locked:
+        await _locked_row(cart_id, whole=False)  # the read below brings the row
     rows = await read_cart(
         cart_id, stored_tax_lines=stored_tax_lines, methods_wanted=methods_wanted, with_payment=with_payment)
     if rows is None:  # the lock holds the row: only a deleted cart reads as none

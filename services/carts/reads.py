@@ -1,4 +1,4 @@
-"""Reading a cart's rows for its answer in at most five statements, whatever its number of lines
+"""Reading a cart's rows for its answer in at most four statements, whatever its number of lines
 (DESIGN.md "Speed rules"; the region's own parts come from services/regions/parts.py):
 
 1. the cart with its region, addresses and sales channel, its payment sessions joined, and how
@@ -9,8 +9,10 @@
 2. its discounts with their rules, skipped when it has none;
 3. its gift cards, skipped when it has none;
 4. its lines again, only when the cart has an amount discount (their adjustments joined;
-   services/carts/discounts.py stores none otherwise) or the caller needs their stored tax lines;
-5. its shipping methods with their options (and stored tax lines likewise), skipped when none.
+   services/carts/discounts.py stores none otherwise) or the caller needs their stored tax lines.
+
+The first statement's union has a third branch: the cart's shipping methods with their options
+and their stored tax lines, so a shipped cart costs no round trip more than an unshipped one.
 
 A one-to-many join repeats the parent's columns on each child row; the rows are folded back by
 primary key, in the order the statement sorts them (parents by creation, then their children).
@@ -108,7 +110,7 @@ async def read_cart(
     wanted (they are not when its taxes are computed). `methods_wanted(sessions, discounts)`:
     False when the caller is about to remove the shipping methods anyway (none are read).
     `with_payment`: its payment (`cart.payment_id`, unless canceled) is joined to the first."""
-    cart_rows, line_rows = await _cart_and_lines(cart_id, with_payment)
+    cart_rows, line_rows, method_rows = await _cart_and_lines(cart_id, with_payment)
     if not cart_rows:
         return None
     cart, sessions, counts, payment = _fold_cart(cart_rows, with_payment)
@@ -127,7 +129,7 @@ async def read_cart(
             item_lines = {item.id: [] for item in items}
     methods, method_lines = [], {}
     if counts["methods"] and (methods_wanted is None or methods_wanted(sessions, discounts)):
-        methods, method_lines = await _methods(cart.id, with_taxes)
+        methods, method_lines = _fold_methods(method_rows, with_taxes)
     return CartRows(
         cart=cart, payment_sessions=sessions, discounts=discounts, gift_cards=gift_cards, items=items,
         adjustments=adjustments, shipping_methods=methods, item_tax_lines=item_lines, method_tax_lines=method_lines,
@@ -139,7 +141,7 @@ async def read_cart_lines(cart_id: str) -> tuple[Cart, list[LineItem], bool] | N
     """The live cart (with its region), its lines with variant, product and profile, and whether
     it has shipping offers of its own, in the first statement of `read_cart` alone: for a reader
     that needs nothing else (the cart's shipping options)."""
-    cart_rows, line_rows = await _cart_and_lines(cart_id, False)
+    cart_rows, line_rows, _ = await _cart_and_lines(cart_id, False)
     if not cart_rows:
         return None
     cart, _, counts, _ = _fold_cart(cart_rows, False)
@@ -198,6 +200,10 @@ def _line_sources() -> list[_Source]:
             _source(ShippingProfile, "pf")]
 
 
+def _method_sources() -> list[_Source]:
+    return [_source(ShippingMethod, "m"), _source(ShippingOption, "o"), _source(ShippingMethodTaxLine, "mt")]
+
+
 def _cart_query(cart_id: str, with_payment: bool, after: list):
     """The cart's row (one per payment session), its columns followed by `after`."""
     c, r, ship, bill, channel, ps, *pay = _cart_sources(with_payment)
@@ -243,28 +249,49 @@ def _lines_query(cart_id: str, before: list, children: list):
     return query
 
 
-async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list]:
-    """The cart's rows and its plain lines' rows, in one statement: the cart's branch leaves the
-    lines' columns NULL and the lines' branch the cart's."""
+def _methods_query(cart_id: str, before: list):
+    """The cart's shipping methods with their options and stored tax lines, after the columns `before`."""
+    m, o, t = _method_sources()
+    return (
+        _query().from_(m.table)
+        .join(o.table).on(o.table.id == m.table.shipping_option_id)
+        .left_join(t.table).on(t.table.shipping_method_id == m.table.id)
+        .select(*before, *m.select(), *o.select(), *t.select())
+        .where(m.table.cart_id == cart_id)
+    )
+
+
+async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list, list]:
+    """The cart's rows, its plain lines' rows and its shipping methods' rows, in one statement:
+    each branch of the union leaves the others' columns NULL (`part` says whose a row is)."""
     db = Cart._meta.db
     dialect = db.capabilities.dialect
     key = (dialect, "cart+lines", with_payment)
     sql = _STATEMENTS.get(key)
     if sql is None:
-        cart_nulls = [LiteralValue("1").as_("part")] + [n for source in _cart_sources(with_payment)
-                                                      for n in source.nulls(dialect)]
+        cart_nulls = [n for source in _cart_sources(with_payment) for n in source.nulls(dialect)]
         cart_nulls += [_null(dialect, "BIGINT").as_(f"n_{name}") for name in _counted(with_payment)]
         line_nulls = [n for source in _line_sources() for n in source.nulls(dialect)]
+        method_nulls = [n for source in _method_sources() for n in source.nulls(dialect)]
         # Unsorted: sorting the union's wide rows costs the server more than sorting here.
-        branches = (_cart_query(_MARK, with_payment, line_nulls), _lines_query(_MARK, cart_nulls, []))
+        branches = (
+            _cart_query(_MARK, with_payment, line_nulls + method_nulls),
+            _lines_query(_MARK, [LiteralValue("1").as_("part"), *cart_nulls], []).select(*method_nulls),
+            _methods_query(_MARK, [LiteralValue("2").as_("part"), *cart_nulls, *line_nulls]),
+        )
         sql = _STATEMENTS[key] = " UNION ALL ".join(_text(query) for query in branches)
-    _, rows = await db.execute_query(sql, [cart_id, cart_id] if dialect == "sqlite" else [cart_id])
-    cart_rows, line_rows = [], []
+    _, rows = await db.execute_query(sql, [cart_id] * len(_PARTS) if dialect == "sqlite" else [cart_id])
+    parts: tuple[list, list, list] = ([], [], [])
     for row in rows:
-        (line_rows if row["part"] else cart_rows).append(row)
+        parts[row["part"]].append(row)
+    cart_rows, line_rows, method_rows = parts
     cart_rows.sort(key=_created("ps"))
     line_rows.sort(key=_created("li"))
-    return cart_rows, line_rows
+    method_rows.sort(key=lambda row: (_created("m")(row), _created("mt")(row)))
+    return cart_rows, line_rows, method_rows
+
+
+_PARTS = ("cart", "lines", "methods")  # the union's branches, by `part`
 
 
 def _created(alias: str) -> Callable:
@@ -336,21 +363,9 @@ def _fold_items(rows: list, with_adjustments: bool, with_tax_lines: bool):
     return list(items.values()), adjustments, tax_lines
 
 
-async def _methods(cart_id: str, with_tax_lines: bool):
-    m, o, t = _source(ShippingMethod, "m"), _source(ShippingOption, "o"), _source(ShippingMethodTaxLine, "t")
-
-    def build(cart_id: str):
-        query = m.order(
-            _query().from_(m.table)
-            .join(o.table).on(o.table.id == m.table.shipping_option_id)
-            .select(*m.select(), *o.select())
-            .where(m.table.cart_id == cart_id)
-        )
-        if with_tax_lines:
-            query = t.order(query.left_join(t.table).on(t.table.shipping_method_id == m.table.id).select(*t.select()))
-        return query
-
-    rows = await _rows(("methods", with_tax_lines), build, cart_id)
+def _fold_methods(rows: list, with_tax_lines: bool):
+    """The methods (with option) of the first statement's rows, and their stored tax lines when asked for."""
+    m, o, t = _method_sources()
     methods: dict[str, ShippingMethod] = {}
     for row in rows:
         if row["m.id"] not in methods:
@@ -394,12 +409,10 @@ async def read_region_with_default_channel(region_id: str) -> tuple[Region | Non
 async def read_variants(ids: list[str], *, for_sale: bool, channel_id: str | None) -> dict[str, tuple[ProductVariant, bool]]:
     """The variants with their product, its shipping profile and the variants' live prices (as
     `variant.prices`), in one statement; with each, whether its product is sold through
-    `channel_id` (True without a channel). `for_sale`: only live variants of live, published
-    products (what a shopper may add)."""
+    `channel_id` (True without a channel). `for_sale`: only live variants of live,
+    published products (what a shopper may add)."""
     if not ids:
         return {}
-    v, p, pf, ma = _source(ProductVariant, "v"), _source(Product, "p"), _source(ShippingProfile, "pf"), \
-        _source(MoneyAmount, "ma")
     db = Cart._meta.db
     dialect = db.capabilities.dialect
     key = (dialect, "variants", for_sale, channel_id is not None, len(ids))
@@ -408,23 +421,40 @@ async def read_variants(ids: list[str], *, for_sale: bool, channel_id: str | Non
         # The channel's mark comes first, as it does in the text (SQLite's marks are positional).
         marks = placeholders(dialect, 1, len(ids) + 1)
         marks = marks[1:] + marks[:1] if channel_id is not None else marks
-        columns = ", ".join(aliased_columns(s.model, s.alias) for s in (v, p, pf, ma))
-        in_channel = "1" if channel_id is None else (
-            f'(SELECT COUNT(*) FROM "product_sales_channel" "psc" WHERE "psc"."product_id" = "p"."id" '
-            f'AND "psc"."sales_channel_id" = {marks[-1]})'
-        )
-        live = ' AND "v"."deleted_at" IS NULL AND "p"."deleted_at" IS NULL AND "p"."status" = \'published\'' \
-            if for_sale else ""
-        sql = _STATEMENTS[key] = (
-            f'SELECT {columns}, {in_channel} AS "in_channel" FROM "product_variant" "v" '
-            f'JOIN "product" "p" ON "p"."id" = "v"."product_id" '
-            f'LEFT JOIN "shipping_profile" "pf" ON "pf"."id" = "p"."profile_id" '
-            f'LEFT JOIN "money_amount" "ma" ON "ma"."variant_id" = "v"."id" AND "ma"."deleted_at" IS NULL '
-            f'WHERE "v"."id" IN ({", ".join(marks[:-1])}){live} '
-            f'ORDER BY "v"."id", "ma"."created_at", "ma"."id"'
-        )
+        channel = None if channel_id is None else marks[-1]
+        sql = _STATEMENTS[key] = _variants_select(marks[:-1], for_sale, channel) + ' ORDER BY "v"."id", "ma"."created_at", "ma"."id"'
     params = ([channel_id] if channel_id is not None else []) + list(ids)
     _, rows = await db.execute_query(sql, params)
+    return _fold_variants(rows)
+
+
+def _variants_select(marks: list[str], for_sale: bool, channel: str | None, extra: str = "") -> str:
+    """The SELECT of `read_variants` for the ids at `marks`; `channel`: the SQL of the sales
+    channel to check (None: no channel, or one whose NULL means none when `extra` is given)."""
+    v, p, pf, ma = _source(ProductVariant, "v"), _source(Product, "p"), _source(ShippingProfile, "pf"), \
+        _source(MoneyAmount, "ma")
+    columns = ", ".join(aliased_columns(s.model, s.alias) for s in (v, p, pf, ma))
+    in_channel = "1" if channel is None else (
+        f'(SELECT COUNT(*) FROM "product_sales_channel" "psc" WHERE "psc"."product_id" = "p"."id" '
+        f'AND "psc"."sales_channel_id" = {channel})'
+    )
+    if channel is not None and extra:
+        in_channel = f"CASE WHEN {channel} IS NULL THEN 1 ELSE {in_channel} END"
+    live = ' AND "v"."deleted_at" IS NULL AND "p"."deleted_at" IS NULL AND "p"."status" = \'published\'' \
+        if for_sale else ""
+    return (
+        f'SELECT {columns}, {in_channel} AS "in_channel"{extra} FROM "product_variant" "v" '
+        f'JOIN "product" "p" ON "p"."id" = "v"."product_id" '
+        f'LEFT JOIN "shipping_profile" "pf" ON "pf"."id" = "p"."profile_id" '
+        f'LEFT JOIN "money_amount" "ma" ON "ma"."variant_id" = "v"."id" AND "ma"."deleted_at" IS NULL '
+        f'WHERE "v"."id" IN ({", ".join(marks)}){live}'
+    )
+
+
+def _fold_variants(rows: list) -> dict[str, tuple[ProductVariant, bool]]:
+    """`read_variants`' rows (by variant, each variant's prices in order) folded."""
+    v, p, pf, ma = _source(ProductVariant, "v"), _source(Product, "p"), _source(ShippingProfile, "pf"), \
+        _source(MoneyAmount, "ma")
     found: dict[str, tuple[ProductVariant, bool]] = {}
     prices: dict[str, list[MoneyAmount]] = {}
     for row in rows:
@@ -442,3 +472,42 @@ async def read_variants(ids: list[str], *, for_sale: bool, channel_id: str | Non
     for variant_id, (variant, _) in found.items():
         variant.prices._set_result_for_query(prices[variant_id])
     return found
+
+
+@dataclass
+class LockedVariants:
+    """Variants read by the statement that locked their cart (`lock_reading_variants`)."""
+    found: dict[str, tuple[ProductVariant, bool]]  # as `read_variants` answers
+    channel_id: str | None  # the cart's sales channel they were checked against
+
+
+def locked_variants_statement(dialect: str, count: int) -> tuple[str, Callable[[str, list[str]], list]]:
+    """The cart's row locked (as services/carts/locks.py locks it) and, in the same statement,
+    `read_variants(ids, for_sale=True, channel_id=<the cart's channel>)` for `count` ids, each
+    row carrying the channel checked as "checked_channel" (NULL for none). The variants are read
+    with the statement's snapshot, taken before the lock is granted: the caller compares that
+    channel with the one it reads under the lock. With the statement, how to lay out its
+    parameters for a cart id and the ids."""
+    key = (dialect, "lock+variants", count)
+    sql = _STATEMENTS.get(key)
+    if sql is None:
+        sqlite = dialect == "sqlite"
+        marks = placeholders(dialect, 2, count) if not sqlite else ["?"] * count
+        channel = '(SELECT "sales_channel_id" FROM "cart" WHERE "id" = ' + ("?" if sqlite else "$1") + ")"
+        inner = _variants_select(marks, True, channel, f', {channel} AS "checked_channel"')
+        lock = "" if sqlite else ' FOR UPDATE OF "c"'  # SQLite has one writer at a time
+        sql = _STATEMENTS[key] = (
+            f'SELECT "c"."id" AS "locked", "x".* FROM "cart" "c" LEFT JOIN ({inner}) "x" ON 1 = 1 '
+            f'WHERE "c"."id" = {"?" if sqlite else "$1"} AND "c"."deleted_at" IS NULL{lock}'
+        )
+    if dialect == "sqlite":  # positional: the CASE's channel twice, the count's, the checked one, the ids, the cart
+        return sql, lambda cart_id, ids: [cart_id, cart_id, cart_id, *ids, cart_id]
+    return sql, lambda cart_id, ids: [cart_id, *ids]
+
+
+def fold_locked_variants(rows: list) -> LockedVariants:
+    """The variants of `locked_variants_statement`'s rows (at least one: the cart's)."""
+    channel = rows[0]["checked_channel"]
+    found = [row for row in rows if row["v.id"] is not None]
+    found.sort(key=lambda row: (row["v.id"], *_created("ma")(row)))
+    return LockedVariants(_fold_variants(found), channel)

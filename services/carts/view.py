@@ -1,5 +1,5 @@
 """A cart as every cart route answers it: the cart with its relations and its totals (reference
-store §0.6, §3.1), read in at most five statements whatever the number of lines (DESIGN.md
+store §0.6, §3.1), read in at most four statements whatever the number of lines (DESIGN.md
 "Speed rules"; services/carts/reads.py), the region's countries, providers and tax rates coming
 from services/regions/parts.py.
 
