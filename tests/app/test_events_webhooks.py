@@ -297,3 +297,37 @@ async def test_old_events_and_deliveries_are_purged_and_recent_ones_kept(client)
     assert {e.id for e in await Event.all()} == {failed.id, fresh.id}
     assert await WebhookDelivery.filter(event_id=failed.id).exists()
     assert not await EventReceipt.filter(event_id=old.id).exists()
+
+
+async def test_a_dispatch_marks_its_event_in_the_last_subscribers_transaction(client, monkeypatch):
+    from contextlib import asynccontextmanager
+
+    from services.core.db import atomic
+    from services.events import dispatch as dispatching
+
+    async def record(event):
+        pass
+
+    subscribers.subscribe("test-record", ["product.created"], record)
+    try:
+        event = await emit("product.created", id="prod_3")
+        async with count_queries() as statements:
+            @asynccontextmanager
+            async def marked():
+                statements.append("BEGIN")
+                async with atomic() as unit:
+                    yield unit
+                statements.append("COMMIT")
+
+            monkeypatch.setattr(dispatching, "atomic", marked)
+            # When it is dispatched (every subscriber succeeding)
+            await dispatch(event.id)
+    finally:
+        subscribers.unsubscribe("test-record")
+    # I expect the event marked dispatched by the last subscriber's transaction, not a commit of
+    # its own (one commit a dispatch fewer: the worker runs one for every order placed)
+    marks = [i for i, q in enumerate(statements) if q.startswith('UPDATE "event"')]
+    assert len(marks) == 1, statements
+    last_begin = max(i for i, q in enumerate(statements) if q == "BEGIN")
+    assert last_begin < marks[0] < statements.index("COMMIT", last_begin), statements
+    assert (await Event.get(id=event.id)).dispatched_at is not None
