@@ -331,3 +331,29 @@ async def test_a_dispatch_marks_its_event_in_the_last_subscribers_transaction(cl
     last_begin = max(i for i, q in enumerate(statements) if q == "BEGIN")
     assert last_begin < marks[0] < statements.index("COMMIT", last_begin), statements
     assert (await Event.get(id=event.id)).dispatched_at is not None
+
+
+async def test_a_subscriber_another_dispatch_handled_meanwhile_is_skipped_not_failed(client):
+    ran: list[str] = []
+
+    async def first(event):
+        ran.append("first")
+        # Another run of the same dispatch handles the second subscriber meanwhile
+        await EventReceipt.create(event_id=event.id, subscriber_id="test-second")
+
+    async def second(event):
+        ran.append("second")
+
+    subscribers.subscribe("test-first", ["product.created"], first)
+    subscribers.subscribe("test-second", ["product.created"], second)
+    try:
+        event = await emit("product.created", id="prod_4")
+        # When it is dispatched
+        outcome = await dispatch(event.id)
+    finally:
+        subscribers.unsubscribe("test-first")
+        subscribers.unsubscribe("test-second")
+    # I expect the second subscriber not run again by this dispatch, no failure, and the event marked
+    assert ran == ["first"] and "test-second" not in outcome["handled"]
+    assert await EventReceipt.filter(event_id=event.id, subscriber_id="test-second").count() == 1
+    assert (await Event.get(id=event.id)).dispatched_at is not None
