@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from html import escape
 
-from models import ClaimOrder, Fulfillment, GiftCard, Order, Refund, Store, Swap
+from models import ClaimOrder, Fulfillment, GiftCard, Order, Refund, Swap
 from services.core.errors import NotFound
 from services.core.ids import fits
 from services.orders.order_rows import read_orders
 from services.orders.view import load_views
 
-__all__ = ["ORDER_KINDS", "snapshot", "compose_order", "shop_details", "with_secrets"]
+__all__ = ["ORDER_KINDS", "snapshot", "compose_order", "with_secrets"]
 
 ORDER_PLACED = "order.placed"
 SHIPMENT_CREATED = "order.shipment_created"
@@ -128,7 +128,3 @@ async def with_secrets(name: str, data: dict) -> tuple[dict, tuple[str, ...]]:
     card = await GiftCard.get(id=data["gift_card_id"])
     return {**data, "code": card.code}, (card.code,)
 
-
-async def shop_details() -> tuple[str, str | None]:
-    store = await Store.first()
-    return (store.name if store else "Our shop"), (store.swap_link_template if store else None)

@@ -297,3 +297,63 @@ async def test_old_events_and_deliveries_are_purged_and_recent_ones_kept(client)
     assert {e.id for e in await Event.all()} == {failed.id, fresh.id}
     assert await WebhookDelivery.filter(event_id=failed.id).exists()
     assert not await EventReceipt.filter(event_id=old.id).exists()
+
+
+async def test_a_dispatch_marks_its_event_in_the_last_subscribers_transaction(client, monkeypatch):
+    from contextlib import asynccontextmanager
+
+    from services.core.db import atomic
+    from services.events import dispatch as dispatching
+
+    async def record(event):
+        pass
+
+    subscribers.subscribe("test-record", ["product.created"], record)
+    try:
+        event = await emit("product.created", id="prod_3")
+        async with count_queries() as statements:
+            @asynccontextmanager
+            async def marked():
+                statements.append("BEGIN")
+                async with atomic() as unit:
+                    yield unit
+                statements.append("COMMIT")
+
+            monkeypatch.setattr(dispatching, "atomic", marked)
+            # When it is dispatched (every subscriber succeeding)
+            await dispatch(event.id)
+    finally:
+        subscribers.unsubscribe("test-record")
+    # I expect the event marked dispatched by the last subscriber's transaction, not a commit of
+    # its own (one commit a dispatch fewer: the worker runs one for every order placed)
+    marks = [i for i, q in enumerate(statements) if q.startswith('UPDATE "event"')]
+    assert len(marks) == 1, statements
+    last_begin = max(i for i, q in enumerate(statements) if q == "BEGIN")
+    assert last_begin < marks[0] < statements.index("COMMIT", last_begin), statements
+    assert (await Event.get(id=event.id)).dispatched_at is not None
+
+
+async def test_a_subscriber_another_dispatch_handled_meanwhile_is_skipped_not_failed(client):
+    ran: list[str] = []
+
+    async def first(event):
+        ran.append("first")
+        # Another run of the same dispatch handles the second subscriber meanwhile
+        await EventReceipt.create(event_id=event.id, subscriber_id="test-second")
+
+    async def second(event):
+        ran.append("second")
+
+    subscribers.subscribe("test-first", ["product.created"], first)
+    subscribers.subscribe("test-second", ["product.created"], second)
+    try:
+        event = await emit("product.created", id="prod_4")
+        # When it is dispatched
+        outcome = await dispatch(event.id)
+    finally:
+        subscribers.unsubscribe("test-first")
+        subscribers.unsubscribe("test-second")
+    # I expect the second subscriber not run again by this dispatch, no failure, and the event marked
+    assert ran == ["first"] and "test-second" not in outcome["handled"]
+    assert await EventReceipt.filter(event_id=event.id, subscriber_id="test-second").count() == 1
+    assert (await Event.get(id=event.id)).dispatched_at is not None

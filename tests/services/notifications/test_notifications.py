@@ -141,3 +141,27 @@ def test_every_send_of_one_notification_carries_the_same_message_id():
     again = replace(MESSAGE, message_id="noti_01ABC")
     assert smtp._email(again)["Message-ID"] == smtp._email(again)["Message-ID"] == "<noti_01ABC@shop.example>"
     assert smtp._email(MESSAGE)["Message-ID"] != smtp._email(MESSAGE)["Message-ID"]  # no id: a fresh one each
+
+
+async def test_an_order_message_reads_its_row_and_the_shop_in_one_statement():
+    from models import Store
+    from services.notifications.delivery import queue_message
+    from tests.conftest import count_queries
+
+    store = await Store.first() or await Store.create()
+    await Store.filter(id=store.id).update(name="Corner Shop", swap_link_template="https://s.example/{cart_id}")
+    data = {"order_id": "order_1", "display_id": 7, "email": "ann@example.com", "currency_code": "usd",
+            "customer_id": None, "items": [], "total": "1.00 USD", "shipping_total": "0.00 USD",
+            "tax_total": "0.00 USD", "swap_id": "swap_1", "cart_id": "cart_9"}
+    note = await queue_message("swap.created", to="ann@example.com", data=data, resource_id="order_1")
+    notifications.configure(SETTINGS)  # the recording provider, nothing kept yet
+    # When the worker sends it
+    async with count_queries() as statements:
+        outcome = await deliver(note.id, max_attempts=1)
+    # I expect the row and the shop's name and swap link read by one statement (two before),
+    # then the outcome written: two statements, and the message carrying both
+    assert outcome["sent"] == note.id
+    assert len(statements) == 2, statements
+    [message] = notifications.provider().delivered
+    assert message.subject.startswith("Corner Shop: ") and "https://s.example/cart_9" in message.body
+    assert (await Notification.get(id=note.id)).status == "sent"
