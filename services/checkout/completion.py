@@ -198,10 +198,7 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
             if isinstance(outcome, str):  # the stage to go on with
                 point = outcome
                 continue
-            # As JSON text would carry it, so the first answer and every replay are the same.
-            body = orjson.loads(orjson.dumps(await outcome.build(answers)))
-            await idempotency.finish(key, outcome.status, body)
-            return Completion(key.idempotency_key, outcome.status, body)
+            return await _finish(key, outcome, answers)
     except InsufficientInventory as refusal:
         if not run.in_one:  # else the refused transaction authorized nothing
             await _undo_authorization(cart_id)
@@ -337,11 +334,7 @@ async def _authorize_and_place(key: IdempotencyKey, view: CartView, stored: Stor
     order = await place_order(
         view, run.display_id, payment=payment, draft_order=draft, authorized_at=clock.now())
     run.display_id = None
-    plain = draft is None and not (view.discounts or view.gift_cards or any(i.is_giftcard for i in view.items))
-    final = _placed_answer(placed_view(order, view, payment, lines)) if plain else _order_answer(order.id)
-    body = orjson.loads(orjson.dumps(await final.build(run.answers)))
-    await idempotency.finish(key, final.status, body)
-    return Completion(key.idempotency_key, final.status, body)
+    return await _finish(key, _placed_order_answer(order, view, payment, lines, draft), run.answers)
 
 
 async def _authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
@@ -423,10 +416,25 @@ async def _place(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
         draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
         order = await place_order(view, display_id, payment=payment, draft_order=draft)
         run.display_id = None
-    # A plain cart's order is answered from what placing it held; one with offers, a gift-card
-    # line, new tax lines or a draft is read back (rows changed by placing would show stale).
-    plain = kept and draft is None and not (view.discounts or view.gift_cards or any(i.is_giftcard for i in view.items))
-    return _placed_answer(placed_view(order, view, payment, stored)) if plain else _order_answer(order.id)
+    return _placed_order_answer(order, view, payment, stored if kept else None, draft)
+
+
+def _placed_order_answer(order, view: CartView, payment: Payment | None, lines: StoredTaxLines | None,
+                         draft: DraftOrder | None) -> _Final:
+    """A plain cart's order is answered from what placing it held (`lines`: the tax lines the
+    cart holds, None when they were rewritten and not kept); one with offers, a gift-card line or
+    a draft is read back (rows changed by placing would show stale)."""
+    plain = lines is not None and draft is None and not (
+        view.discounts or view.gift_cards or any(i.is_giftcard for i in view.items))
+    return _placed_answer(placed_view(order, view, payment, lines)) if plain else _order_answer(order.id)
+
+
+async def _finish(key: IdempotencyKey, outcome: _Final, answers: Answers) -> Completion:
+    """The key finished with the outcome's answer, as JSON text would carry it, so the first
+    answer and every replay are the same."""
+    body = orjson.loads(orjson.dumps(await outcome.build(answers)))
+    await idempotency.finish(key, outcome.status, body)
+    return Completion(key.idempotency_key, outcome.status, body)
 
 
 async def _live_payment(cart: Cart) -> Payment | None:

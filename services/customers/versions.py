@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tortoise import connections
 
-__all__ = ["customer_list_version", "CustomerListVersions", "read_customer_list_versions"]
+__all__ = ["CustomerListVersions", "read_customer_list_versions"]
 
 # The shards are summed: a committed bump of any of them changes the sum (random values).
 _READ = ('SELECT sum("customers") AS "customers", sum("addresses") AS "addresses", sum("orders") AS "orders"'
@@ -36,7 +36,3 @@ async def read_customer_list_versions() -> CustomerListVersions:
     """The three scopes, in one statement."""
     r = (await connections.get("default").execute_query_dict(_READ))[0]
     return CustomerListVersions(str(r["customers"]), str(r["addresses"]), str(r["orders"]))
-
-
-async def customer_list_version(*, addresses: bool = True, orders: bool = True) -> str:
-    return (await read_customer_list_versions()).of(addresses=addresses, orders=orders)

@@ -11,7 +11,7 @@ from tortoise.transactions import in_transaction
 
 from app.admin.customers import RELATIONS
 from models import Address, Customer, CustomerGroup, Order
-from services.customers.versions import customer_list_version
+from services.customers.versions import read_customer_list_versions
 from tests.conftest import BACKEND, PATIENCE, requires_postgres
 from tests.order_factories import place_order
 
@@ -19,8 +19,8 @@ MIGRATION = importlib.import_module("models.migrations.0027_customer_list_versio
 
 
 async def _scopes() -> dict[str, str]:
-    both = await customer_list_version()
-    plain = await customer_list_version(addresses=False, orders=False)
+    versions = await read_customer_list_versions()
+    both, plain = versions.of(), versions.of(addresses=False, orders=False)
     customers, addresses, orders = both.split(".")
     assert plain == f"{customers}.-.-"
     return {"customers": customers, "addresses": addresses, "orders": orders}
