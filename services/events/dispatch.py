@@ -14,7 +14,7 @@ from tortoise.exceptions import IntegrityError
 from models import Event, EventReceipt
 from services.core import clock
 from services.core.db import atomic
-from services.core.rows import RowBuilder, placeholders
+from services.core.rows import RowBuilder, aliased_columns, placeholders
 from services.events.subscribers import subscribers_for
 
 __all__ = ["dispatch", "SubscribersFailed"]
@@ -94,12 +94,11 @@ async def _event_and_receipts(event_id: str) -> tuple[Event | None, set[str]]:
 
 @lru_cache(maxsize=None)
 def _read_statement(dialect: str) -> str:
-    columns = ", ".join(f'"e"."{c}"' for c in sorted(Event._meta.db_fields))
     mark = placeholders(dialect, 1, 1)[0]
-    return (f'SELECT {columns}, "r"."subscriber_id" AS "receipt" FROM "event" "e" '
+    return (f'SELECT {aliased_columns(Event, "e")}, "r"."subscriber_id" AS "receipt" FROM "event" "e" '
             f'LEFT JOIN "event_receipt" "r" ON "r"."event_id" = "e"."id" WHERE "e"."id" = {mark}')
 
 
 @lru_cache(maxsize=None)
 def _builder() -> RowBuilder:
-    return RowBuilder(Event, lambda column: column)
+    return RowBuilder(Event, lambda column: f"e.{column}")

@@ -13,7 +13,7 @@ from jobs import outbox
 from models import Customer, Invite, Notification, OneTimeToken, OrderEdit, Store, User
 from services.core import clock, one_time_tokens
 from services.core.db import atomic
-from services.core.rows import RowBuilder, placeholders
+from services.core.rows import RowBuilder, aliased_columns, placeholders
 from services.notifications.messages import (
     INVITE_CREATED, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose, resource_type,
     token_request,
@@ -143,9 +143,8 @@ async def _note_and_shop(notification_id: str) -> tuple[Notification | None, str
 
 @lru_cache(maxsize=None)
 def _read_statement(dialect: str) -> str:
-    columns = ", ".join(f'"n"."{c}"' for c in sorted(Notification._meta.db_fields))
     mark = placeholders(dialect, 1, 1)[0]
-    return (f'SELECT {columns}, "s"."id" AS "shop_id", "s"."name" AS "shop_name", '
+    return (f'SELECT {aliased_columns(Notification, "n")}, "s"."id" AS "shop_id", "s"."name" AS "shop_name", '
             f'"s"."swap_link_template" AS "shop_swap" FROM "notification" "n" '
             f'LEFT JOIN (SELECT "id", "name", "swap_link_template" FROM "store" LIMIT 1) "s" ON TRUE '
             f'WHERE "n"."id" = {mark}')
@@ -153,4 +152,4 @@ def _read_statement(dialect: str) -> str:
 
 @lru_cache(maxsize=None)
 def _builder() -> RowBuilder:
-    return RowBuilder(Notification, lambda column: column)
+    return RowBuilder(Notification, lambda column: f"n.{column}")
