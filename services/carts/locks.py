@@ -29,13 +29,21 @@ async def _locked_row(cart_id: str, whole: bool = True) -> Cart | None:
     lock takes the cart row alone (a join would lock the region for every cart in it). Every
     change of a cart runs this statement first, so its text is built once per process and
     dialect, and the row folded as services/carts/reads.py folds."""
+    rows = await _locking(cart_id, lambda dialect: (_lock_statement(dialect, whole), [cart_id]))
+    return _cart_builder().build(rows[0]) if whole else None
+
+
+async def _locking(cart_id: str, statement: Callable[[str], tuple[str, list]]) -> list:
+    """The rows of a statement that locks the live cart (`statement(dialect)`: its text and
+    parameters); NotFound when it found no cart."""
     rows = None
     if fits(Cart, cart_id):
         db = Cart._meta.db
-        _, rows = await db.execute_query(_lock_statement(db.capabilities.dialect, whole), [cart_id])
+        sql, params = statement(db.capabilities.dialect)
+        _, rows = await db.execute_query(sql, params)
     if not rows:
         raise NotFound(f"Cart with {cart_id} was not found")
-    return _cart_builder().build(rows[0]) if whole else None
+    return rows
 
 
 async def lock_reading_variants(cart_id: str, variant_ids: list[str]) -> LockedVariants:
@@ -46,14 +54,12 @@ async def lock_reading_variants(cart_id: str, variant_ids: list[str]) -> LockedV
     if not variant_ids:
         await _locked_row(cart_id, whole=False)
         return LockedVariants({}, None)
-    rows = None
-    if fits(Cart, cart_id):
-        db = Cart._meta.db
-        sql, params = locked_variants_statement(db.capabilities.dialect, len(variant_ids))
-        _, rows = await db.execute_query(sql, params(cart_id, variant_ids))
-    if not rows:
-        raise NotFound(f"Cart with {cart_id} was not found")
-    return fold_locked_variants(rows)
+
+    def statement(dialect: str) -> tuple[str, list]:
+        sql, params = locked_variants_statement(dialect, len(variant_ids))
+        return sql, params(cart_id, variant_ids)
+
+    return fold_locked_variants(await _locking(cart_id, statement))
 
 
 @lru_cache(maxsize=None)
