@@ -74,6 +74,7 @@ class LineItem(Entity):
     fulfilled_quantity = fields.IntField(null=True)
     returned_quantity = fields.IntField(null=True)
     shipped_quantity = fields.IntField(null=True)
+    includes_tax = fields.BooleanField(default=False)  # unit_price already holds its tax
 
     class Meta:
         table = "line_item"
@@ -117,6 +118,7 @@ class ShippingMethod(Entity):
     swap_id = fields.CharField(max_length=64, null=True)  # how a swap's new items ship
     price = fields.BigIntField()  # minor units; 0 while a free-shipping discount is on the cart
     data = fields.JSONField(default=dict)
+    includes_tax = fields.BooleanField(default=False)  # price already holds its tax
 
     class Meta:
         table = "shipping_method"
