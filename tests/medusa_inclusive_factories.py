@@ -1,0 +1,129 @@
+"""The tax-inclusive shop Medusa v1.20 made and answered for (tests/fixtures/medusa_inclusive),
+built again here through our own admin API from the same specification (`answers.json`'s `shop`),
+one region at a time, and its carts filled through our store API the way Medusa's were.
+
+A region is built on its own (its currency's prices, its price-list prices, shipping options,
+discounts and gift cards) so that what one region needs cannot stop another's comparison."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["ANSWERS", "SHOP", "CARTS", "build_region", "fill_cart", "differences", "CART_MONEY", "LINE_MONEY",
+           "SHIPPING_MONEY"]
+
+ANSWERS = json.loads((Path(__file__).resolve().parent / "fixtures/medusa_inclusive/answers.json").read_text())
+SHOP = ANSWERS["shop"]
+CARTS = ANSWERS["carts"]
+ADDRESS = {"uk": "gb", "eu": "de", "us": "us"}
+
+CART_MONEY = ("subtotal", "discount_total", "shipping_total", "tax_total", "gift_card_total", "gift_card_tax_total",
+              "item_tax_total", "shipping_tax_total", "total")
+LINE_MONEY = ("unit_price", "quantity", "subtotal", "discount_total", "tax_total", "total", "original_total",
+              "original_tax_total")
+SHIPPING_MONEY = ("price", "subtotal", "tax_total", "total", "original_total", "original_tax_total")
+
+
+async def _post(client, headers, path: str, body: dict | None = None) -> dict:
+    r = await client.post(path, json=body, headers=headers)
+    assert r.status_code == 200, f"POST {path} {body}: {r.status_code} {r.text}"
+    return r.json()
+
+
+def _flag(attrs: dict) -> dict:
+    """`includes_tax` as Medusa was sent it; false is left out, as every price is tax-exclusive
+    without it (our API, like Medusa's with the flag off, refuses the field)."""
+    return {"includes_tax": True} if attrs.get("includes_tax") else {}
+
+
+async def build_region(client, headers, region: str) -> dict[str, dict]:
+    """The shop's `region` with what its carts use; our ids for the shop's keys (as answers' `ids`)."""
+    spec = SHOP["regions"][region]
+    currency = spec["currency_code"]
+    ids: dict[str, dict] = {"regions": {}, "variants": {}, "shipping_options": {}, "discounts": {}, "gift_cards": {}}
+    store = (await client.get("/admin/store", headers=headers)).json()["store"]
+    if currency not in {c["code"] for c in store["currencies"]}:
+        await _post(client, headers, f"/admin/store/currencies/{currency}")
+    if SHOP["currencies"][currency]["includes_tax"]:
+        await _post(client, headers, f"/admin/currencies/{currency}", {"includes_tax": True})
+    body = {k: v for k, v in spec.items() if k != "includes_tax"}
+    made = await _post(client, headers, "/admin/regions", {**body, **_flag(spec), "payment_providers": ["manual"],
+                                                           "fulfillment_providers": ["manual"]})
+    ids["regions"][region] = made["region"]["id"]
+    products: dict[str, list] = {}
+    for sku, variant in SHOP["variants"].items():
+        products.setdefault(variant["product"], []).append((sku, variant))
+    for title, variants in products.items():
+        body = {"title": title, "status": "published", "options": [{"title": "Size"}], "variants": [
+            {"title": v["title"], "sku": sku, "manage_inventory": False, "options": [{"value": v["title"]}],
+             "prices": [{"region_id": ids["regions"][region], "amount": amount} if key == f"region:{region}"
+                        else {"currency_code": key, "amount": amount}
+                        for key, amount in v["prices"].items() if key in (currency, f"region:{region}")]}
+            for sku, v in variants]}
+        made = await _post(client, headers, "/admin/products", body)
+        ids["variants"].update({v["sku"]: v["id"] for v in made["product"]["variants"]})
+    for price_list in SHOP["price_lists"].values():
+        prices = [{"variant_id": ids["variants"][p["sku"]], "currency_code": currency, "amount": p["amount"]}
+                  for p in price_list["prices"] if p["currency_code"] == currency]
+        if prices:
+            body = {k: v for k, v in price_list.items() if k not in ("prices", "includes_tax")}
+            await _post(client, headers, "/admin/price-lists", {**body, **_flag(price_list), "prices": prices})
+    for key, option in SHOP["shipping_options"].items():
+        if option["region"] == region:
+            body = {"name": option["name"], "region_id": ids["regions"][region], "provider_id": "manual",
+                    "data": {"id": "manual-fulfillment"}, "price_type": "flat_rate", "amount": option["amount"],
+                    **_flag(option)}
+            ids["shipping_options"][key] = (await _post(client, headers, "/admin/shipping-options", body))[
+                "shipping_option"]["id"]
+    for code, discount in SHOP["discounts"].items():
+        if region in discount["regions"]:
+            body = {"code": code, "rule": {**discount["rule"], "description": code}, "regions": [ids["regions"][region]]}
+            ids["discounts"][code] = (await _post(client, headers, "/admin/discounts", body))["discount"]["id"]
+    for key, card in SHOP["gift_cards"].items():
+        if card["region"] == region:
+            made = await _post(client, headers, "/admin/gift-cards", {"region_id": ids["regions"][region],
+                                                                      "value": card["value"]})
+            ids["gift_cards"][key] = {"id": made["gift_card"]["id"], "code": made["gift_card"]["code"]}
+    return ids
+
+
+async def fill_cart(client, ids: dict, spec: dict) -> str:
+    """A cart of `spec` (as answers' `carts`) up to the point of completion, as Medusa's was; its id."""
+    cart = (await _post(client, None, "/store/carts", {"region_id": ids["regions"][spec["region"]]}))["cart"]
+    path = f"/store/carts/{cart['id']}"
+    for sku, quantity in spec["lines"].items():
+        await _post(client, None, f"{path}/line-items", {"variant_id": ids["variants"][sku], "quantity": quantity})
+    address = {"first_name": "Ada", "last_name": "Shopper", "address_1": "1 High Street", "city": "Town",
+               "postal_code": "AB1 2CD", "country_code": ADDRESS[spec["region"]]}
+    body = {"email": f"{spec['name']}@example.com", "shipping_address": address}
+    if spec.get("discount"):
+        body["discounts"] = [{"code": spec["discount"]}]
+    if spec.get("gift_card"):
+        body["gift_cards"] = [{"code": ids["gift_cards"][spec["gift_card"]]["code"]}]
+    await _post(client, None, path, body)
+    await _post(client, None, f"{path}/shipping-methods", {"option_id": ids["shipping_options"][spec["shipping"]]})
+    await _post(client, None, f"{path}/payment-sessions")
+    await _post(client, None, f"{path}/payment-session", {"provider_id": "manual"})
+    return cart["id"]
+
+
+def differences(medusa: dict, ours: dict) -> dict[str, tuple]:
+    """Each money field of a cart or order that differs, by path: (Medusa's, ours). Lines are
+    matched by SKU, shipping methods by option name."""
+    found: dict[str, tuple] = {}
+
+    def compare(path: str, theirs: dict, mine: dict | None, names) -> None:
+        for name in names:
+            if name in theirs and (mine or {}).get(name) != theirs[name]:
+                found[f"{path}.{name}"] = (theirs[name], (mine or {}).get(name))
+
+    compare("cart", medusa, ours, CART_MONEY)
+    lines = {(i.get("variant") or {}).get("sku"): i for i in ours.get("items") or []}
+    for item in medusa.get("items") or []:
+        compare(f"items[{item['sku']}]", item, lines.get(item["sku"]), LINE_MONEY)
+    methods = {(m.get("shipping_option") or {}).get("name"): m for m in ours.get("shipping_methods") or []}
+    for method in medusa.get("shipping_methods") or []:
+        compare(f"shipping[{method['shipping_option']}]", method, methods.get(method["shipping_option"]),
+                SHIPPING_MONEY)
+    return found
