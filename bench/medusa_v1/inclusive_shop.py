@@ -262,16 +262,22 @@ def work_orders(m: Medusa, ids: dict, placed: dict[str, dict]) -> dict[str, str]
     for name in ("uk-pct", "us-fixed"):
         o = fulfil(name)
         items = [{"item_id": item(o, "POSTER")["id"], "quantity": 1}]
+        # the new item ships free (a custom price of 0 on the region's standard option): Medusa
+        # completes an exchange without shipping, a store may rightly refuse to
+        option = ids["shipping_options"][STANDARD[placed[name]["region"]]]
         o = m.a("POST", f"/admin/orders/{o['id']}/swaps",
-                {"return_items": items, "additional_items": [{"variant_id": ids["variants"]["CAP"], "quantity": 1}]})["order"]
+                {"return_items": items, "additional_items": [{"variant_id": ids["variants"]["CAP"], "quantity": 1}],
+                 "custom_shipping_options": [{"option_id": option, "price": 0}]})["order"]
         swap = m.a("GET", f"/admin/swaps/{o['swaps'][0]['id']}")["swap"]
         cart_id = swap["cart_id"]
+        m.call("POST", f"/store/carts/{cart_id}/shipping-methods", {"option_id": option})
         if m.call("POST", f"/store/carts/{cart_id}/payment-sessions")["cart"]["total"] > 0:
             m.call("POST", f"/store/carts/{cart_id}/payment-session", {"provider_id": "manual"})
         m.call("POST", f"/store/carts/{cart_id}/complete")
         m.a("POST", f"/admin/orders/{o['id']}/swaps/{swap['id']}/process-payment")
         receive(swap["return_order"]["id"], items)
-        done[name] = "captured, fulfilled, shipped, poster exchanged for a cap (cart completed, difference settled, return received)"
+        done[name] = ("captured, fulfilled, shipped, poster exchanged for a cap shipped free (cart completed, "
+                      "difference settled, return received)")
     for name in ("uk-freeship", "eu-fixed"):
         o = fulfil(name)
         m.a("POST", f"/admin/orders/{o['id']}/claims",
