@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["ANSWERS", "SHOP", "CARTS", "build_region", "fill_cart", "differences", "CART_MONEY", "LINE_MONEY",
-           "SHIPPING_MONEY"]
+__all__ = ["ANSWERS", "SHOP", "CARTS", "build_region", "fill_cart", "differences", "order_differences",
+           "CART_MONEY", "LINE_MONEY", "SHIPPING_MONEY"]
 
 ANSWERS = json.loads((Path(__file__).resolve().parent / "fixtures/medusa_inclusive/answers.json").read_text())
 SHOP = ANSWERS["shop"]
@@ -126,4 +126,59 @@ def differences(medusa: dict, ours: dict) -> dict[str, tuple]:
     for method in medusa.get("shipping_methods") or []:
         compare(f"shipping[{method['shipping_option']}]", method, methods.get(method["shipping_option"]),
                 SHIPPING_MONEY)
+    return found
+
+
+ORDER_MONEY = ("subtotal", "discount_total", "shipping_total", "tax_total", "gift_card_total", "gift_card_tax_total",
+               "total", "paid_total", "refunded_total", "refundable_amount", "item_tax_total", "shipping_tax_total")
+# What adds up lines, and so counts returned quantities differently here (see order_differences).
+FROM_LINES = {"subtotal", "discount_total", "tax_total", "total", "item_tax_total", "original_total",
+              "original_tax_total", "quantity"}
+# relation -> the money of each of its rows
+RELATED_MONEY = {"payments": ("amount", "amount_refunded"), "refunds": ("amount", "reason"),
+                 "returns": ("refund_amount", "status"), "swaps": ("difference_due", "payment_status"),
+                 "claims": ("refund_amount", "payment_status"), "gift_card_transactions": ("amount", "tax_rate")}
+
+
+def order_differences(medusa: dict, ours: dict, same_ids: bool) -> dict[str, tuple]:
+    """Each money field of an order (as `GET /admin/orders/{id}` answers it) that differs, by path:
+    (Medusa's, ours); a missing field or row is None. With `same_ids` (a moved shop) rows are
+    matched by id; otherwise lines by SKU, shipping methods by option name, other rows in order.
+
+    One difference is ours by design (README, the move's money check): a line that came back
+    counts net of what was returned here, while Medusa answers it, and the order's totals built
+    from its lines, as ordered. On such a line only `refundable` and `unit_price` are compared, and
+    on its order only the figures that do not add up lines (shipping, gift cards, paid, refunded,
+    refundable)."""
+    found: dict[str, tuple] = {}
+
+    def compare(path: str, theirs: dict, mine: dict | None, names) -> None:
+        for name in names:
+            if name in theirs and (mine or {}).get(name) != theirs[name]:
+                found[f"{path}.{name}"] = (theirs[name], (mine or {}).get(name))
+
+    def returned(item: dict) -> bool:
+        return bool(item.get("returned_quantity"))
+
+    def key(relation: str, row: dict, mine: bool) -> str:
+        if same_ids:
+            return row["id"]
+        if relation == "items":
+            return (row.get("variant") or {}).get("sku") if mine else row["sku"]
+        if relation == "shipping_methods":
+            return (row.get("shipping_option") or {}).get("name") if mine else row["shipping_option"]
+        return ""
+
+    any_returned = any(returned(item) for item in medusa.get("items") or [])
+    compare("order", medusa, ours, [n for n in ORDER_MONEY if not (any_returned and n in FROM_LINES)])
+    for relation, names in {"items": LINE_MONEY + ("refundable",), "shipping_methods": SHIPPING_MONEY,
+                            **RELATED_MONEY}.items():
+        mine = ours.get(relation) or []
+        by_key = {key(relation, row, True): row for row in mine}
+        for n, row in enumerate(medusa.get(relation) or []):
+            label = row.get("sku") or row.get("shipping_option") or row["id"]
+            match = by_key.get(key(relation, row, False)) if relation in ("items", "shipping_methods") or same_ids \
+                else (mine[n] if n < len(mine) else None)
+            kept = [f for f in names if not (relation == "items" and returned(row) and f in FROM_LINES)]
+            compare(f"{relation}[{label}]", row, match, kept)
     return found
