@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench.medusa_v1.inclusive_shop import cart_steps
+
 __all__ = ["ANSWERS", "SHOP", "CARTS", "build_region", "fill_cart", "differences", "order_differences",
            "CART_MONEY", "LINE_MONEY", "SHIPPING_MONEY"]
 
 ANSWERS = json.loads((Path(__file__).resolve().parent / "fixtures/medusa_inclusive/answers.json").read_text())
 SHOP = ANSWERS["shop"]
 CARTS = ANSWERS["carts"]
-ADDRESS = {"uk": "gb", "eu": "de", "us": "us"}
 
 CART_MONEY = ("subtotal", "discount_total", "shipping_total", "tax_total", "gift_card_total", "gift_card_tax_total",
               "item_tax_total", "shipping_tax_total", "total")
@@ -89,22 +90,11 @@ async def build_region(client, headers, region: str) -> dict[str, dict]:
 
 
 async def fill_cart(client, ids: dict, spec: dict) -> str:
-    """A cart of `spec` (as answers' `carts`) up to the point of completion, as Medusa's was; its id."""
+    """A cart of `spec` (as answers' `carts`) up to the point of completion, with the very requests
+    Medusa's was filled with; its id."""
     cart = (await _post(client, None, "/store/carts", {"region_id": ids["regions"][spec["region"]]}))["cart"]
-    path = f"/store/carts/{cart['id']}"
-    for sku, quantity in spec["lines"].items():
-        await _post(client, None, f"{path}/line-items", {"variant_id": ids["variants"][sku], "quantity": quantity})
-    address = {"first_name": "Ada", "last_name": "Shopper", "address_1": "1 High Street", "city": "Town",
-               "postal_code": "AB1 2CD", "country_code": ADDRESS[spec["region"]]}
-    body = {"email": f"{spec['name']}@example.com", "shipping_address": address}
-    if spec.get("discount"):
-        body["discounts"] = [{"code": spec["discount"]}]
-    if spec.get("gift_card"):
-        body["gift_cards"] = [{"code": ids["gift_cards"][spec["gift_card"]]["code"]}]
-    await _post(client, None, path, body)
-    await _post(client, None, f"{path}/shipping-methods", {"option_id": ids["shipping_options"][spec["shipping"]]})
-    await _post(client, None, f"{path}/payment-sessions")
-    await _post(client, None, f"{path}/payment-session", {"provider_id": "manual"})
+    for path, body in cart_steps(ids, spec):
+        await _post(client, None, f"/store/carts/{cart['id']}{path}", body)
     return cart["id"]
 
 

@@ -178,11 +178,12 @@ def build(m: Medusa) -> dict:
     return ids
 
 
-def fill_cart(m: Medusa, ids: dict, spec: dict) -> str:
-    """A cart of `spec` up to the point of completion; its id."""
-    cart = m.call("POST", "/store/carts", {"region_id": ids["regions"][spec["region"]]})["cart"]
-    for sku, quantity in spec["lines"].items():
-        m.call("POST", f"/store/carts/{cart['id']}/line-items", {"variant_id": ids["variants"][sku], "quantity": quantity})
+def cart_steps(ids: dict, spec: dict) -> list[tuple[str, dict | None]]:
+    """What fills a cart of `spec` once it is made, up to completion: each POST's path under
+    `/store/carts/{id}` and its body. `ids` are the store's own for the shop's keys (as `build`'s)."""
+    steps: list[tuple[str, dict | None]] = [
+        ("/line-items", {"variant_id": ids["variants"][sku], "quantity": quantity})
+        for sku, quantity in spec["lines"].items()]
     address = {"first_name": "Ada", "last_name": "Shopper", "address_1": "1 High Street", "city": "Town",
                "postal_code": "AB1 2CD", "country_code": ADDRESS[spec["region"]]}
     body = {"email": f"{spec['name']}@example.com", "shipping_address": address}
@@ -190,10 +191,15 @@ def fill_cart(m: Medusa, ids: dict, spec: dict) -> str:
         body["discounts"] = [{"code": spec["discount"]}]
     if spec.get("gift_card"):
         body["gift_cards"] = [{"code": ids["gift_cards"][spec["gift_card"]]["code"]}]
-    m.call("POST", f"/store/carts/{cart['id']}", body)
-    m.call("POST", f"/store/carts/{cart['id']}/shipping-methods", {"option_id": ids["shipping_options"][spec["shipping"]]})
-    m.call("POST", f"/store/carts/{cart['id']}/payment-sessions")
-    m.call("POST", f"/store/carts/{cart['id']}/payment-session", {"provider_id": "manual"})
+    return steps + [("", body), ("/shipping-methods", {"option_id": ids["shipping_options"][spec["shipping"]]}),
+                    ("/payment-sessions", None), ("/payment-session", {"provider_id": "manual"})]
+
+
+def fill_cart(m: Medusa, ids: dict, spec: dict) -> str:
+    """A cart of `spec` up to the point of completion; its id."""
+    cart = m.call("POST", "/store/carts", {"region_id": ids["regions"][spec["region"]]})["cart"]
+    for path, body in cart_steps(ids, spec):
+        m.call("POST", f"/store/carts/{cart['id']}{path}", body)
     return cart["id"]
 
 
