@@ -13,6 +13,9 @@
 # Env (defaults): MEDUSA_DIR (/work/tools/medusa), MEDUSA_PORT (9100), MEDUSA_DB (medusa_bench),
 #   PGHOST/PGPORT/PGUSER (127.0.0.1/5432/postgres), REDIS_URL (redis://127.0.0.1:6379/7),
 #   SEED (../shared/fixtures/medusa-seed.json beside the repo), MEDUSA_LOG (/tmp/medusa-9100.log).
+#   Medusa's feature flags come from the environment and reach both `migrations run` and `start`
+#   (some migrations run only with their flag on), e.g. MEDUSA_FF_TAX_INCLUSIVE_PRICING=true for
+#   the tax-inclusive shop of inclusive_shop.py; Medusa logs each flag it was given.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
