@@ -192,6 +192,9 @@ class Settings:
             store_cors=_list(e.get("STORE_CORS")) or cls.store_cors,
             admin_cors=_list(e.get("ADMIN_CORS")) or cls.admin_cors,
             session_ttl=_number(e, "SESSION_TTL", cls.session_ttl),
+            # Secure in production: the browser sends the session back over https only, so a shop
+            # reached over plain http (a LAN address, no TLS proxy) signs in and then loses the
+            # session at once; there set COOKIE_SECURE=false with COOKIE_SAMESITE=Lax.
             cookie_secure=_bool(e.get("COOKIE_SECURE"), production),
             cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Lax"),
             max_body_bytes=_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
