@@ -33,10 +33,10 @@ async def test_the_inventory_list_may_name_the_relations_it_always_shows(inv):
     assert row["location_levels"][0]["stocked_quantity"] == 3 and row["variants"][0]["product"]["title"]
 
 
-async def test_an_unknown_relation_is_still_refused_in_medusas_words(inv):
+async def test_an_unknown_relation_is_refused_naming_it_as_a_relation(inv):
     r = await inv.get("/admin/inventory-items", params={"expand": "warehouse"})
     assert r.status_code == 400
-    assert r.json()["message"] == "Requested fields [warehouse] are not valid"
+    assert r.json()["message"] == "Requested relations [warehouse] are not valid"
 
 
 async def test_the_reservations_list_shows_the_order_of_each_line(client, inv, seeded, locations_on):
