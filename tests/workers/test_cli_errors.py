@@ -71,6 +71,22 @@ def test_an_unknown_postgres_user_is_named(tmp_path):
                         "does not exist; fix the user or password in DATABASE_URL")
 
 
+def test_a_sqlite_path_whose_folder_cannot_be_made_is_named(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    path = tmp_path / "a-file" / "store.sqlite3"
+    result = _cli(_env(tmp_path, DATABASE_URL=f"sqlite://{path}"), "migrate")
+    assert _refused(result) == (EX_UNAVAILABLE, f"cannot make the folder of the SQLite database {path} (DATABASE_URL): "
+                                                "File exists; choose another path")
+
+
+def test_a_move_target_that_is_not_a_database_url_is_refused_before_anything_is_read(tmp_path):
+    result = _cli(_env(tmp_path), "import", "medusa-v1", "--from", "postgres://shop@127.0.0.1:1/medusa",
+                  "--target", "postgress://shop:s3cret@db/shop")
+    assert _refused(result) == (EX_CONFIG, "configuration error: --target: the URL has postgress://: use "
+                                           "postgres://user:password@host:5432/database or sqlite://path/to/file.sqlite3")
+    assert "s3cret" not in result.stderr
+
+
 def test_serving_a_database_never_migrated_says_to_migrate_first(tmp_path):
     result = _cli(_env(tmp_path), "serve", "--port", str(_free_port()))
     assert _refused(result) == (
