@@ -31,6 +31,7 @@ from typing import TextIO
 from tortoise import Tortoise
 
 from app.config import ConfigError, Settings
+from services.core.errors import DomainError
 from workers.broker import QUEUES
 from services import files
 from workers.logs import configure_logging
@@ -214,7 +215,11 @@ def _run(settings: Settings, args) -> None:
     elif cmd == "seed":
         # Progress goes to stderr: stdout is the report, one JSON line.
         data = read_seed(args.file)
-        print(json.dumps(_run_domain(seed(settings, data, f"loading {args.file.name}", sys.stderr))))
+        try:
+            report = asyncio.run(seed(settings, data, f"loading {args.file.name}", sys.stderr))
+        except DomainError as e:  # the file's content, refused by the seed's own checks
+            raise Refused(f"the seed file {args.file} is refused: {e.message}", EX_DATAERR) from None
+        print(json.dumps(report))
     elif cmd == "user":
         _user(settings, args)
     elif cmd == "import":

@@ -102,6 +102,16 @@ def test_a_seed_file_that_is_not_json_is_named_with_where_it_breaks(tmp_path):
     assert _refused(result) == (EX_DATAERR, f"the seed file {seed} is not JSON: Expecting value at line 1 column 15")
 
 
+def test_a_seed_file_whose_content_is_refused_is_named_with_the_reason(tmp_path):
+    seed = tmp_path / "shop-seed.json"
+    seed.write_text('{"products": 5}')
+    result = _cli(_env(tmp_path), "seed", str(seed))
+    # (after the migrations' progress on stderr: the file is checked as it loads)
+    assert "Traceback" not in result.stderr
+    assert (result.returncode, result.stderr.splitlines()[-1]) == (
+        EX_DATAERR, f"the seed file {seed} is refused: products must be an array of objects")
+
+
 def test_a_seed_file_that_is_missing_is_named(tmp_path):
     result = _cli(_env(tmp_path), "seed", str(tmp_path / "nowhere.json"))
     assert _refused(result) == (EX_DATAERR, f"Could not find a seed file at: {tmp_path / 'nowhere.json'}")
