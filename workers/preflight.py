@@ -65,7 +65,7 @@ async def database_problem(settings: Settings, *, needs_schema: bool = False) ->
     at = f"PostgreSQL at {host}:{port}"
     try:
         conn = await asyncpg.connect(host=host, port=port, user=user, password=credentials.get("password"),
-                                     database=name, timeout=CONNECT_SECONDS)
+                                     database=name, timeout=CONNECT_SECONDS, ssl=credentials.get("ssl"))
     except asyncpg.InvalidCatalogNameError:
         return Problem(f"the database {name!r} does not exist on {at}: create it "
                        f"({createdb(settings.database_url)}) or name another in DATABASE_URL", True)
@@ -161,9 +161,9 @@ def _first_line(error: BaseException) -> str:
 
 def _cause(error: BaseException) -> str:
     """The operating system's word for a failed connection (Connection refused), else the error's."""
-    seen = error
-    while seen is not None:
+    seen, depth = error, 0
+    while seen is not None and depth < 16:  # bounded: a chain may loop back on itself
         if isinstance(seen, OSError) and seen.errno:
             return os.strerror(seen.errno)
-        seen = seen.__cause__ or seen.__context__
+        seen, depth = seen.__cause__ or seen.__context__, depth + 1
     return _first_line(error)
