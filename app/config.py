@@ -12,13 +12,18 @@ from urllib.parse import urlsplit
 
 from services.carts.line_limits import DEFAULT_MAX_LINES
 
-__all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH"]
+__all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH", "ENVIRONMENTS", "DATABASE_SCHEMES"]
 
 # The value Medusa v1 falls back to outside production; refused when COMMERCE_ENV=production.
 # Long enough for HS256 (no InsecureKeyLengthWarning); production refuses it (Settings.check).
 DEFAULT_SECRET = "commerce-development-secret-never-for-production"
 # HS256 wants a key at least as long as its hash (RFC 7518 §3.2).
 MIN_SECRET_LENGTH = 32
+# COMMERCE_ENV's values: only production checks secrets and secures the cookie, so a misspelt
+# "prod" must not pass for development.
+ENVIRONMENTS = ("development", "test", "staging", "production")
+DATABASE_SCHEMES = ("sqlite://", "postgres://", "postgresql://", "asyncpg://")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 # Well past a completion's retries (backoff up to a minute, eight times): younger is still in play.
 MIN_STALE_AUTHORIZATION_SECONDS = 900
 
@@ -175,7 +180,7 @@ class Settings:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
         e = os.environ if environ is None else environ
-        env = e.get("COMMERCE_ENV", "development")
+        env = (e.get("COMMERCE_ENV") or "development").strip()
         production = env == "production"
         settings = cls(
             env=env,
@@ -187,6 +192,9 @@ class Settings:
             store_cors=_list(e.get("STORE_CORS")) or cls.store_cors,
             admin_cors=_list(e.get("ADMIN_CORS")) or cls.admin_cors,
             session_ttl=_number(e, "SESSION_TTL", cls.session_ttl),
+            # Secure in production: the browser sends the session back over https only, so a shop
+            # reached over plain http (a LAN address, no TLS proxy) signs in and then loses the
+            # session at once; there set COOKIE_SECURE=false with COOKIE_SAMESITE=Lax.
             cookie_secure=_bool(e.get("COOKIE_SECURE"), production),
             cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Lax"),
             max_body_bytes=_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
@@ -266,6 +274,7 @@ class Settings:
         return settings
 
     def check(self) -> None:
+        self._check_names()
         if self.production:
             weak = [
                 name
@@ -302,6 +311,20 @@ class Settings:
             raise ConfigError("STORE_CACHE_SECONDS must be 0 or more")
         self._check_files()
         self._check_messages()
+
+    def _check_names(self) -> None:
+        """The values a typo would otherwise turn into a silent default or a traceback later."""
+        if self.env not in ENVIRONMENTS:
+            raise ConfigError(f"COMMERCE_ENV={self.env!r} is not one of {', '.join(ENVIRONMENTS)}")
+        if not self.database_url.startswith(DATABASE_SCHEMES):
+            # Only the scheme is repeated: the rest may hold a password.
+            scheme = self.database_url.split("://", 1)[0] + "://" if "://" in self.database_url else "no scheme"
+            raise ConfigError(
+                f"DATABASE_URL has {scheme}: use postgres://user:password@host:5432/database "
+                "or sqlite://path/to/file.sqlite3"
+            )
+        if self.redis_url and not self.redis_url.startswith(REDIS_SCHEMES):
+            raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix:// (unset: run embedded)")
 
     def _check_files(self) -> None:
         if self.max_upload_bytes <= 0 or self.download_url_seconds <= 0:

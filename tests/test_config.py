@@ -228,3 +228,25 @@ def test_stripe_abandoned_minutes_must_be_a_positive_number():
     for value in ("0", "-5", "soon"):
         with pytest.raises(ConfigError, match="STRIPE_ABANDONED_MINUTES"):
             Settings.from_env({"STRIPE_ABANDONED_MINUTES": value})
+
+
+@pytest.mark.parametrize("env", ["prod", "Production", "dev"])
+def test_an_unknown_environment_is_refused_rather_than_taken_for_development(env):
+    with pytest.raises(ConfigError) as e:
+        Settings.from_env({"COMMERCE_ENV": env})
+    assert str(e.value) == f"COMMERCE_ENV={env!r} is not one of development, test, staging, production"
+
+
+@pytest.mark.parametrize("url,scheme", [
+    ("postgress://u:pw@db/shop", "postgress://"), ("mysql://u:pw@db/shop", "mysql://"), ("commerce.sqlite3", "no scheme"),
+])
+def test_a_database_url_of_another_kind_is_refused_naming_only_its_scheme(url, scheme):
+    with pytest.raises(ConfigError) as e:
+        Settings.from_env({"DATABASE_URL": url})
+    assert str(e.value).startswith(f"DATABASE_URL has {scheme}: use postgres://") and "pw" not in str(e.value)
+
+
+def test_a_redis_url_of_another_kind_is_refused():
+    with pytest.raises(ConfigError):
+        Settings.from_env({"REDIS_URL": "localhost:6379"})
+    assert Settings.from_env({"REDIS_URL": "rediss://cache:6380/0"}).redis_url == "rediss://cache:6380/0"

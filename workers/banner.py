@@ -1,15 +1,21 @@
-"""What `commerce start` and `commerce serve` tell the person who ran them: where the store
-listens, how it runs (embedded, or PostgreSQL + Redis), how to sign in to the demo store and where
-to get the admin dashboard. And a busy port found before anything else runs, in one line."""
+"""What `commerce start` and `commerce serve` tell the person who ran them, once the port answers:
+where the store listens, what it really runs on (the database and the broker named as they are),
+the pages to open first (the API's documentation, a storefront read that answers without signing
+in), how to sign in to the demo store and where to get the admin dashboard. And a busy port found
+before anything else runs, in one line."""
 
 from __future__ import annotations
 
 import errno
+import http.client
 import socket
+import sys
+import threading
+import time
 
 from app.config import Settings
 
-__all__ = ["check_port", "banner", "seeded_line"]
+__all__ = ["check_port", "banner", "seeded_line", "announce_when_listening", "mode"]
 
 DEMO_ADMIN = ("admin@test.com", "supersecret")
 
@@ -32,27 +38,63 @@ def check_port(host: str, port: int) -> str | None:
     return None
 
 
-def _mode(settings: Settings) -> str:
+def mode(settings: Settings) -> str:
+    """How this deployment runs, naming the database and the broker it really uses."""
+    from workers.preflight import where
+
+    if settings.is_postgres:
+        database = f"PostgreSQL at {where(settings.database_url)}"
+    else:
+        database = f"SQLite at {settings.database_url.removeprefix('sqlite://').split('?', 1)[0]}"
     if settings.embedded:
-        where = settings.database_url.removeprefix("sqlite://")
-        return (f"embedded: {'SQLite at ' + where if settings.database_url.startswith('sqlite') else 'database'}, "
-                "jobs and the scheduler run inside this process (production: set DATABASE_URL=postgres://… and "
-                "REDIS_URL, and run `commerce worker` and `commerce scheduler`)")
-    return "production: PostgreSQL + Redis; jobs run in `commerce worker`, sweeps in `commerce scheduler`"
+        return (f"embedded: {database}; jobs and the scheduler run inside this process (production: set "
+                "DATABASE_URL=postgres://… and REDIS_URL, and run `commerce worker` and `commerce scheduler`)")
+    return (f"{database} + Redis at {where(settings.redis_url)}; jobs run in `commerce worker`, sweeps in "
+            "`commerce scheduler`")
 
 
 def banner(settings: Settings, host: str, port: int, workers: int, *, demo: bool) -> str:
     base = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}"
     lines = [
         f"commerce listens on {base} ({workers} web process{'es' if workers != 1 else ''})",
-        f"  mode:      {_mode(settings)}",
-        f"  store API: {base}/store    admin API: {base}/admin",
+        f"  mode:      {mode(settings)}",
+        f"  API docs:  {base}/docs (every route, to try in the browser; the document: {base}/openapi.json)",
+        f"  try:       {base}/store/products (the storefront API; the admin API under {base}/admin/ signs in "
+        "first: POST /admin/auth)",
     ]
     if demo:
         lines.append(f"  sign in:   {DEMO_ADMIN[0]} / {DEMO_ADMIN[1]} (the demo store's admin; change it before going live)")
     lines.append(f"  dashboard: Medusa v1's admin (@medusajs/admin-ui 2.1.18) built against {base}; see the README, "
                  "\"Admin dashboard\"")
     return "\n".join(lines)
+
+
+def announce_when_listening(host: str, port: int, text: str, out=None) -> threading.Thread:
+    """Print `text` on `out` (stdout) once the server answers HTTP on the port, from a thread that
+    waits for that: the socket accepts connections seconds before the server's start-up is done."""
+    reach = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+
+    def wait_then_print():
+        while not _answers(reach, port):
+            time.sleep(0.05)
+        print(text, file=out or sys.stdout, flush=True)
+
+    thread = threading.Thread(target=wait_then_print, name="announce", daemon=True)
+    thread.start()
+    return thread
+
+
+def _answers(host: str, port: int) -> bool:
+    """Whether GET /health gets any HTTP answer."""
+    connection = http.client.HTTPConnection(host, port, timeout=2)
+    try:
+        connection.request("GET", "/health")
+        connection.getresponse().read()
+        return True
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 def seeded_line(report: dict) -> str:

@@ -19,9 +19,9 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
+import logging
 import os
 import sys
 import time
@@ -31,12 +31,16 @@ from typing import TextIO
 from tortoise import Tortoise
 
 from app.config import ConfigError, Settings
+from services.core.errors import DomainError
 from workers.broker import QUEUES
-from models.job import JOB_STATUSES
 from services import files
 from workers.logs import configure_logging
 from workers.progress import MigrationProgress, SeedProgress
-from workers.move import add_import_parser, run_import
+from workers.cli_parser import build_parser as _parser
+from workers.preflight import EX_CONFIG, EX_DATAERR, EX_UNAVAILABLE, Refused, database_problem, redis_problem
+from workers.move import run_import
+
+log = logging.getLogger("commerce.cli")
 
 DEMO_SEED = Path(__file__).with_name("demo") / "seed.json"
 
@@ -80,14 +84,17 @@ async def stock_by_location(settings: Settings) -> None:
         return
     from services.inventory.switch_on import switch_on
 
-    await with_db(settings, switch_on)
+    done = await with_db(settings, switch_on)
+    log.info("stock by location (INVENTORY_LOCATIONS): %d inventory item%s made, %s%d variant%s' stock set at "
+             "%s", done["items"], "" if done["items"] == 1 else "s",
+             "a new default location, " if done["location_made"] else "", done["reconciled"],
+             "" if done["reconciled"] == 1 else "s", done["location_id"])
 
 
-async def seed(settings: Settings, path: Path, what: str, out: TextIO, *, migrated: bool = False) -> dict:
-    """Load a seed file (migrating first unless `migrated`), saying how far it is on `out`."""
+async def seed(settings: Settings, data: dict, what: str, out: TextIO, *, migrated: bool = False) -> dict:
+    """Load a seed file's data (migrating first unless `migrated`), saying how far it is on `out`."""
     from services.store.seed import load_seed
 
-    data = json.loads(path.read_text())
     if not migrated:
         await migrate(settings, out)
     report = await with_db(settings, lambda: load_seed(data, SeedProgress(what, out)))
@@ -121,11 +128,14 @@ def _shared_metrics_dir() -> None:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = where
 
 
-def serve(settings: Settings, host: str, port: int, workers: int) -> None:
+def serve(settings: Settings, host: str, port: int, workers: int, *, announce: str | None = None) -> None:
+    """Run the web server; `announce` is printed once the port answers (not before: a newcomer's
+    first click must find it listening)."""
     from sanic import Sanic
     from sanic.worker.loader import AppLoader
 
     from app.web.head_deadline import HeadDeadlineProtocol
+    from workers.banner import announce_when_listening
     from workers.web import build_app
 
     if workers > 1:
@@ -134,6 +144,8 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     app = loader.load()
     app.prepare(host=host, port=port, workers=workers, single_process=workers == 1, motd=False, access_log=False,
                 protocol=HeadDeadlineProtocol)
+    if announce:
+        announce_when_listening(host, port, announce)
     if workers == 1:
         Sanic.serve_single(primary=app)
     else:
@@ -178,88 +190,42 @@ async def ping(settings: Settings, timeout: float) -> dict:
     return await with_db(settings, work)
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="commerce", description="Medusa v1 compatible commerce back end")
-    sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("migrate", help="apply migrations and create the store's defaults")
-    s = sub.add_parser("seed", help="load a Medusa v1 seed file (again: changes nothing)")
-    s.add_argument("file", type=Path, help="the seed file (JSON, Medusa v1's seed format)")
-    u = sub.add_parser("user", help="manage back-office users").add_subparsers(dest="action", required=True)
-    c = u.add_parser("create", help="add a back-office user who signs in with email and password")
-    c.add_argument("--email", required=True, help="the user's email, their sign-in name")
-    c.add_argument("--password", required=True, help="the user's password (stored hashed)")
-    c.add_argument("--role", default="admin", choices=("admin", "member", "developer"),
-                   help="admin (manages the team) or member or developer (default: admin)")
-    c.add_argument("--first-name", help="shown in the dashboard")
-    c.add_argument("--last-name", help="shown in the dashboard")
-    t = u.add_parser("token", help="issue a new API token (printed once)")
-    t.add_argument("email", help="the user's email")
-    pw = u.add_parser("password", help="set a new password; ends the user's sessions and JWTs (not the API token)")
-    pw.add_argument("email", help="the user's email")
-    pw.add_argument("--password", required=True, help="the new password")
-    for name, text in (("serve", "the web server (the API; embedded mode also runs jobs and sweeps in it)"),
-                       ("start", "migrate, load the demo store when the database is empty, then serve")):
-        sv = sub.add_parser(name, help=text)
-        sv.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0: every interface)")
-        sv.add_argument("--port", type=int, default=9000, help="port to listen on (default 9000)")
-        sv.add_argument("--workers", type=int, default=None, help="web processes (default WEB_CONCURRENCY or 1)")
-    w = sub.add_parser("worker", help="Dramatiq worker processes (needs REDIS_URL)")
-    w.add_argument("--processes", type=int, default=None, help="worker processes (default WORKER_PROCESSES or 2)")
-    w.add_argument("--threads", type=int, default=None, help="threads per process (default WORKER_THREADS or 4)")
-    sub.add_parser("scheduler", help="the APScheduler process (any number: each sweep runs once per interval)")
-    j = sub.add_parser("jobs", help="inspect and steer the job outbox (ping, list, show, retry, cancel)").add_subparsers(dest="action", required=True)
-    pg = j.add_parser("ping", help="enqueue a ping job and wait for a worker to run it")
-    pg.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the job (default 10)")
-    ls = j.add_parser("list", help="jobs newest first, one JSON line each")
-    ls.add_argument("--status", action="append", choices=JOB_STATUSES, help="repeat for several")
-    ls.add_argument("--actor", action="append", help="actor name, e.g. send_notification; repeat for several")
-    ls.add_argument("--limit", type=int, default=50, help="at most this many jobs (default 50)")
-    for action, text in (("show", "one job with its attempts, last error and result"),
-                         ("retry", "run a failed or canceled job again"),
-                         ("cancel", "cancel a job that is not running yet")):
-        j.add_parser(action, help=text).add_argument("id", help="the job's id (job_…)")
-    add_import_parser(sub)
-    return p
-
-
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     configure_logging()
     try:
         settings = Settings.from_env()
     except ConfigError as e:
-        sys.exit(f"configuration error: {e}")
+        _fail(f"configuration error: {e}", EX_CONFIG)
+    if getattr(args, "target", None):  # `import medusa-v1 --target URL`: the store to move into
+        settings = _with_database(settings, args.target)
     files.configure(settings)  # for every command that reads or writes stored files
+    try:
+        _check_services(settings, args)
+        _run(settings, args)
+    except Refused as e:
+        _fail(e.line, e.exit_code)
+
+
+def _run(settings: Settings, args) -> None:
     cmd = args.command
     if cmd == "migrate":
         asyncio.run(migrate(settings, sys.stdout))
         print("migrations applied")
     elif cmd == "seed":
-        if not args.file.exists():
-            sys.exit(f"Could not find a seed file at: {args.file}")
         # Progress goes to stderr: stdout is the report, one JSON line.
-        print(json.dumps(_run_domain(seed(settings, args.file, f"loading {args.file.name}", sys.stderr))))
+        data = read_seed(args.file)
+        try:
+            report = asyncio.run(seed(settings, data, f"loading {args.file.name}", sys.stderr))
+        except DomainError as e:  # the file's content, refused by the seed's own checks
+            raise Refused(f"the seed file {args.file} is refused: {e.message}", EX_DATAERR) from None
+        print(json.dumps(report))
     elif cmd == "user":
         _user(settings, args)
     elif cmd == "import":
         run_import(settings, args, migrate, with_db, stock_by_location)
     elif cmd in ("serve", "start"):
-        from workers.banner import banner, check_port, seeded_line
-
-        busy = check_port(args.host, args.port)
-        if busy:
-            sys.exit(busy)
-        demo = False
-        if cmd == "start":
-            asyncio.run(migrate(settings, sys.stdout))
-            if asyncio.run(_store_is_empty(settings)):
-                report = _run_domain(seed(settings, DEMO_SEED, "loading demo store", sys.stdout, migrated=True))
-                print(seeded_line(report), flush=True)
-            demo = asyncio.run(_has_demo_admin(settings))
-        workers = args.workers or settings.web_concurrency
-        print(banner(settings, args.host, args.port, workers, demo=demo), flush=True)
-        serve(settings, args.host, args.port, workers)
+        _serve_or_start(settings, args)
     elif cmd == "worker":
         worker(settings, args.processes or settings.worker_processes, args.threads or settings.worker_threads)
     elif cmd == "scheduler":
@@ -276,6 +242,94 @@ def main(argv: list[str] | None = None) -> None:
         result = asyncio.run(ping(settings, args.timeout))
         print(json.dumps(result))
         sys.exit(0 if result["status"] == "succeeded" else 1)
+
+
+def _serve_or_start(settings: Settings, args) -> None:
+    from workers.banner import banner, check_port, seeded_line
+
+    busy = check_port(args.host, args.port)
+    if busy:
+        sys.exit(busy)
+    demo = False
+    if args.command == "start":
+        asyncio.run(migrate(settings, sys.stdout))
+        if asyncio.run(_store_is_empty(settings)):
+            data = read_seed(DEMO_SEED)
+            report = _run_domain(seed(settings, data, "loading demo store", sys.stdout, migrated=True))
+            print(seeded_line(report), flush=True)
+        demo = asyncio.run(_has_demo_admin(settings))
+    workers = args.workers or settings.web_concurrency
+    serve(settings, args.host, args.port, workers,
+          announce=banner(settings, args.host, args.port, workers, demo=demo))
+
+
+# Commands that outlive an outage, and what they do meanwhile: a database or Redis that does not
+# answer yet is a warning for them (`start` migrates first: its database must answer now), and
+# refuses every other command.
+WHILE_MISSING = {
+    "serve": "requests that need it answer 503 until it does", "start": "requests that need it answer 503 until it does",
+    "worker": "jobs wait until it does", "scheduler": "sweeps wait until it does",
+}
+
+
+def _check_services(settings: Settings, args) -> None:
+    """Refuse, in one line, a database or Redis the command cannot use; warn of one that does not
+    answer yet when the command will keep running (workers/preflight.py)."""
+    cmd = args.command
+    needs_database = not (cmd == "import" and args.dry_run)
+    needs_schema = cmd not in ("migrate", "seed", "start", "import")  # those migrate first
+    needs_redis = cmd in WHILE_MISSING or (cmd == "jobs" and args.action == "ping")
+
+    async def look():
+        database = database_problem(settings, needs_schema=needs_schema) if needs_database else _nothing()
+        return await asyncio.gather(database, redis_problem(settings) if needs_redis else _nothing())
+
+    database, redis = asyncio.run(look())
+    for problem, lenient in ((database, cmd in WHILE_MISSING and cmd != "start"), (redis, cmd in WHILE_MISSING)):
+        if problem is None:
+            continue
+        if problem.lasting or not lenient:
+            raise Refused(problem.line, EX_UNAVAILABLE)
+        print(f"warning: {problem.line}; {WHILE_MISSING[cmd]}", file=sys.stderr, flush=True)
+
+
+async def _nothing():
+    return None
+
+
+def read_seed(path: Path) -> dict:
+    """A seed file's JSON; anything else is a refusal naming the file (exit 65)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise Refused(f"Could not find a seed file at: {path}", EX_DATAERR) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise Refused(f"cannot read the seed file {path}: {getattr(e, 'strerror', None) or e}", EX_DATAERR) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise Refused(f"the seed file {path} is not JSON: {e.msg} at line {e.lineno} column {e.colno}",
+                      EX_DATAERR) from None
+    if not isinstance(data, dict):
+        raise Refused(f"the seed file {path} is not a Medusa v1 seed: its JSON is not an object "
+                      "(\"store\", \"regions\", \"products\" …)", EX_DATAERR)
+    return data
+
+
+def _with_database(settings: Settings, url: str) -> Settings:
+    from dataclasses import replace
+
+    try:
+        changed = replace(settings, database_url=url)
+        changed.check()
+    except ConfigError as e:
+        _fail(f"configuration error: --target: {e}".replace("DATABASE_URL", "the URL"), EX_CONFIG)
+    return changed
+
+
+def _fail(line: str, exit_code: int):
+    print(line, file=sys.stderr, flush=True)
+    sys.exit(exit_code)
 
 
 def _user(settings: Settings, args) -> None:

@@ -45,8 +45,10 @@ class ListFilters(Filters):
     requires_shipping: BoolStr = None
 
 
+# Every read shows the levels, and a list the variants with their product: naming them is allowed.
 LIST = QuerySpec(columns=COLUMNS[InventoryItem], filters=ListFilters, default_limit=20,
-                 allowed_order=("id", "sku", "title", "created_at", "updated_at"))
+                 allowed_order=("id", "sku", "title", "created_at", "updated_at"),
+                 allowed_relations=("location_levels", "variants", "variants.product"))
 ONE = LIST.one(filters=None)
 
 

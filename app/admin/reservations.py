@@ -51,7 +51,7 @@ class ListFilters(Filters):
     created_at: DateComparison | None = None
 
 
-LIST = QuerySpec(columns=COLUMNS[ReservationItem], allowed_relations=("line_item", "inventory_item"),
+LIST = QuerySpec(columns=COLUMNS[ReservationItem], allowed_relations=("line_item", "line_item.order", "inventory_item"),
                  filters=ListFilters, default_limit=20)
 
 

@@ -3,6 +3,7 @@ them (`admin.oas.json`: StockLocationExpandedDTO, DecoratedInventoryItemDTO, Res
 
 from __future__ import annotations
 
+from app.shapes.orders import ORDER_COLUMNS
 from app.web.serialize import dump
 from models import InventoryItem, InventoryLevel, ReservationItem, StockLocation
 from services.inventory.items import variants_by_item
@@ -51,18 +52,24 @@ async def dump_items_with_levels(
         row["reserved_quantity"] = sum(level.reserved_quantity for level in mine)
         row["stocked_quantity"] = sum(level.stocked_quantity for level in mine)
         row["location_levels"] = [dump_level(level) for level in mine]
-        if with_variants:
-            row["variants"] = [dump(v) for v in variants.get(item.id, [])]
+        if with_variants:  # with their product, as Medusa joins it (the dashboard shows its title)
+            row["variants"] = [dump(v, {"product": {}}) for v in variants.get(item.id, [])]
         out.append(row)
     return out
 
 
 def dump_reservations(reservations: list[ReservationItem], fields=None, extra: dict | None = None) -> list[dict]:
-    """`extra`: {relation: {reservation id: row}} joined on request (`inventory_item`, `line_item`)."""
+    """`extra`: {relation: {reservation id: row}} joined on request (`inventory_item`, `line_item`
+    and its `line_item.order`, nested in the line as Medusa answers it)."""
     out = []
     for reservation in reservations:
         row = dump(reservation, None, fields)
         for name, joined in (extra or {}).items():
-            row[name] = dump(joined.get(reservation.id))
+            parent, _, child = name.partition(".")
+            if not child:
+                row[name] = dump(joined.get(reservation.id))
+            elif row.get(parent) is not None:  # the line's order: its own columns, as Medusa's entity
+                order = joined.get(reservation.id)
+                row[parent][child] = order and {**{c: getattr(order, c) for c in ORDER_COLUMNS}, "object": "order"}
         out.append(row)
     return out

@@ -17,6 +17,7 @@ from tortoise.exceptions import IntegrityError, TransactionManagementError, Vali
 
 from app.web.auth import has_admin_credentials
 from app.web.cors import EXPOSED_HEADERS, cors_headers, preflight
+from app.web.redis_outages import RedisUnavailable, redis_unreachable
 from app.web.responses import json
 from services.checkout.placement import InsufficientInventory
 from services.core.db_outages import DatabaseUnavailable, transient
@@ -44,6 +45,7 @@ STATUS_BY_KIND = {
 # rather than broken.
 STATUS_BY_CODE = {
     "idempotency_key_reused": 422, "completion_retrying": 503, "provider_unavailable": 503, "database_unavailable": 503,
+    "redis_unavailable": 503,
 }
 CODE_BY_KIND = {"duplicate_error": "invalid_request_error", "conflict": "invalid_state_error"}
 CONFLICT_MESSAGE = (
@@ -93,7 +95,11 @@ class JsonErrorHandler(ErrorHandler):
         return response
 
     def _respond(self, request: Request, exception: Exception):
-        if not isinstance(exception, DomainError) and transient(exception):
+        if not isinstance(exception, DomainError) and redis_unreachable(exception):
+            log.warning("%s %s: Redis is unavailable: %s: %s", request.method, request.path,
+                        type(exception).__name__, exception)
+            exception = RedisUnavailable()
+        elif not isinstance(exception, DomainError) and transient(exception):
             # The database's passing trouble (a lost connection, a deadlock): the client retries.
             log.warning("%s %s: the database is unavailable: %s: %s", request.method, request.path,
                         type(exception).__name__, exception)

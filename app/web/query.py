@@ -337,8 +337,8 @@ def _relations(value: Any, spec: QuerySpec, problems: list[str]) -> tuple[str, .
         return ()
     asked = [r.strip() for r in value.split(",") if r.strip()]
     bad = [r for r in asked if r not in spec.allowed_relations]
-    if bad:
-        problems.append(f"Requested fields [{', '.join(bad)}] are not valid")
+    if bad:  # Medusa words it "Requested fields" here too, which points at the wrong parameter
+        problems.append(f"Requested relations [{', '.join(bad)}] are not valid")
     # A nested relation implies its parents: variants.prices needs variants.
     out: list[str] = []
     for r in asked:

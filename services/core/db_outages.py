@@ -73,6 +73,8 @@ async def discard_connections() -> None:
 def _chain(error: BaseException) -> Iterator[BaseException]:
     seen: set[int] = set()
     while error is not None and id(error) not in seen and len(seen) < 16:
+        if type(error).__module__.partition(".")[0] == "redis":
+            return  # Redis's trouble, with the socket errors it was raised from: not the database's
         seen.add(id(error))
         yield error
         error = error.__cause__ or error.__context__

@@ -6,7 +6,7 @@ is created or starts managing inventory)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tortoise.expressions import Q
 
@@ -67,7 +67,9 @@ async def list_items(
 ) -> tuple[list[InventoryItem], int]:
     """One page of live items. `q` finds a part of the SKU, title or description (any case);
     `location_id` keeps the items stocked at one of those locations; `exact` holds the other
-    filters (column: value or list of values)."""
+    filters (column: value or list of values). The relations a client may name (levels,
+    variants) are read for every page anyway, apart: none is prefetched here."""
+    config = replace(config, relations=())
     qs = _live()
     if q:
         qs = qs.filter(Q(sku__icontains=q) | Q(title__icontains=q) | Q(description__icontains=q))
@@ -181,10 +183,10 @@ async def variant_item_ids(variant_id: str) -> list[str]:
 
 
 async def variants_by_item(item_ids: list[str]) -> dict[str, list[ProductVariant]]:
-    """The live variants made of each item."""
+    """The live variants made of each item, each with its product loaded (one statement)."""
     links = await ProductVariantInventoryItem.filter(inventory_item_id__in=item_ids).order_by("created_at", "id")
     variants = {v.id: v for v in await ProductVariant.filter(
-        id__in=list({link.variant_id for link in links}), deleted_at=None)} if links else {}
+        id__in=list({link.variant_id for link in links}), deleted_at=None).select_related("product")} if links else {}
     out: dict[str, list[ProductVariant]] = {i: [] for i in item_ids}
     for link in links:
         if link.variant_id in variants:

@@ -5,7 +5,7 @@ reservation takes more than the location has available (unless the caller allows
 
 from __future__ import annotations
 
-from models import InventoryItem, LineItem, ReservationItem
+from models import InventoryItem, LineItem, Order, ReservationItem
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
 from services.core.ids import fits
@@ -137,7 +137,8 @@ async def _release(reservation: ReservationItem) -> None:
 
 
 async def joined(reservations: list[ReservationItem], relations: tuple[str, ...]) -> dict[str, dict]:
-    """The relations asked for (`inventory_item`, `line_item`), by reservation id."""
+    """The relations asked for (`inventory_item`, `line_item`), by reservation id; a line item
+    comes with its order (`line_item.order`), as Medusa's list joins it."""
     out: dict[str, dict] = {}
     for name, model, column in (("inventory_item", InventoryItem, "inventory_item_id"),
                                 ("line_item", LineItem, "line_item_id")):
@@ -145,6 +146,11 @@ async def joined(reservations: list[ReservationItem], relations: tuple[str, ...]
             ids = {getattr(r, column) for r in reservations if getattr(r, column)}
             found = {row.id: row for row in await model.filter(id__in=list(ids))} if ids else {}
             out[name] = {r.id: found.get(getattr(r, column)) for r in reservations}
+    if "line_item" in out:
+        lines = out["line_item"]
+        order_ids = {line.order_id for line in lines.values() if line is not None and line.order_id}
+        orders = {o.id: o for o in await Order.filter(id__in=list(order_ids))} if order_ids else {}
+        out["line_item.order"] = {rid: line and orders.get(line.order_id) for rid, line in lines.items()}
     return out
 
 

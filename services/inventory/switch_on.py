@@ -26,11 +26,14 @@ DEFAULT_LOCATION_NAME = "Default location"
 
 
 async def switch_on() -> dict:
-    """Idempotent; answers what it did: {"items": n new, "location_id": ..., "reconciled": n}."""
+    """Idempotent; answers what it did: {"items": n new, "location_id": ..., "location_made": bool,
+    "reconciled": n variants whose stock was set at the location}."""
     made = await ensure_variant_items()
+    had_location = await StockLocation.filter(deleted_at=None).exists()
     location_id = await default_location_id()
     reconciled = await _reconcile(None, location_id)
-    return {"items": len(made), "location_id": location_id, "reconciled": reconciled}
+    return {"items": len(made), "location_id": location_id, "location_made": not had_location,
+            "reconciled": reconciled}
 
 
 async def variants_changed(variant_ids: list[str]) -> None:

@@ -13,7 +13,8 @@ from tests.inventory_factories import item_of, variant
 
 
 def _migrate(inventory_locations: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "DATABASE_URL": SETTINGS.database_url, "INVENTORY_LOCATIONS": inventory_locations}
+    env = {**os.environ, "DATABASE_URL": SETTINGS.database_url, "INVENTORY_LOCATIONS": inventory_locations,
+           "LOG_LEVEL": "INFO"}
     return subprocess.run([sys.executable, "-m", "workers.cli", "migrate"], env=env, capture_output=True,
                           text=True, timeout=300)
 
@@ -47,3 +48,16 @@ async def test_a_seed_loaded_with_the_setting_on_counts_its_variants_at_the_defa
     level = await InventoryLevel.get(inventory_item_id=(await item_of(mug.id)).id)
     assert (level.location_id, level.stocked_quantity, level.reserved_quantity) == (
         (await get_store()).default_location_id, 7, 0)
+
+
+async def test_switching_on_says_what_it_did_in_one_line_and_later_runs_that_nothing_was_needed():
+    await variant("Shirt", quantity=5)
+    await variant("Mug", quantity=2)
+    first, again = _migrate("1"), _migrate("1")
+    location_id = (await get_store()).default_location_id
+    said = [line.split("commerce.cli: ", 1)[1] for line in first.stderr.splitlines() if "commerce.cli: " in line]
+    assert said == [f"stock by location (INVENTORY_LOCATIONS): 2 inventory items made, a new default location, "
+                    f"2 variants' stock set at {location_id}"], first.stderr
+    said = [line.split("commerce.cli: ", 1)[1] for line in again.stderr.splitlines() if "commerce.cli: " in line]
+    assert said == [f"stock by location (INVENTORY_LOCATIONS): 0 inventory items made, 0 variants' stock set at "
+                    f"{location_id}"], again.stderr

@@ -9,6 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.conftest import BACKEND, PATIENCE, _free_port, stop_process
@@ -53,7 +54,8 @@ def _cli(env, *args) -> subprocess.CompletedProcess:
 def test_first_start_names_each_migration_and_how_far_the_demo_store_is_before_the_banner(tmp_path):
     env = _env(tmp_path)
     # Given a fresh database, when `commerce start` runs until it says where it listens
-    start = subprocess.Popen([sys.executable, "-m", "workers.cli", "start", "--port", str(_free_port())], env=env,
+    port = _free_port()
+    start = subprocess.Popen([sys.executable, "-m", "workers.cli", "start", "--port", str(port)], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines: list[str] = []
     listening = threading.Event()
@@ -68,8 +70,15 @@ def test_first_start_names_each_migration_and_how_far_the_demo_store_is_before_t
     threading.Thread(target=read, daemon=True).start()
     try:
         assert listening.wait(PATIENCE), "\n".join(lines)
+        # I expect it to answer by the time it says so, at the pages the banner names first
+        base = f"http://localhost:{port}"
+        for page in ("/health", "/docs", "/store/products"):
+            assert httpx.get(f"http://127.0.0.1:{port}{page}", timeout=PATIENCE).status_code == 200, page
     finally:
         stop_process(start)
+    banner = lines[next(i for i, line in enumerate(lines) if line.startswith("commerce listens on")):]
+    assert f"  API docs:  {base}/docs (every route, to try in the browser; the document: {base}/openapi.json)" in banner
+    assert any(line.startswith(f"  try:       {base}/store/products ") for line in banner), banner
 
     # I expect each migration named as it starts, in order, then the demo store's sections counted
     told = [line for line in lines if line.startswith(("migrating:", "loading demo store:"))]
@@ -90,3 +99,44 @@ def test_first_start_names_each_migration_and_how_far_the_demo_store_is_before_t
     assert seeded.returncode == 0, seeded.stderr
     assert json.loads(seeded.stdout)["products"] == 10
     assert "loading seed.json: products 10/10" in seeded.stderr.splitlines()
+
+
+def _pages():
+    return [(path, parser) for path, parser in _parsers(_parser()) if path != "commerce"]
+
+
+def test_every_command_page_describes_the_command_and_names_the_environment_it_reads():
+    for path, parser in _pages():
+        assert parser.description and len(parser.description) > 40, path
+        assert parser.epilog and "environment: DATABASE_URL" in parser.epilog, path
+
+
+def test_every_variable_a_help_page_names_is_one_the_settings_or_the_logs_read():
+    import re
+
+    read = set(re.findall(r'"([A-Z][A-Z0-9_]+)"', (Path(__file__).parents[2] / "app" / "config.py").read_text()))
+    read |= {"LOG_LEVEL", "LOG_FORMAT", "COMMERCE_ENV"}
+    for path, parser in _parsers(_parser()):
+        named = set(re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b", f"{parser.description} {parser.epilog}"))
+        assert named <= read, (path, named - read)
+
+
+def test_start_help_says_it_migrates_and_loads_the_demo_store():
+    start = " ".join(dict(_pages())["commerce start"].format_help().split())
+    assert "migrate the database" in start and "load the demo store when the database holds no product" in start
+
+
+def test_the_import_help_lists_its_exit_codes_and_the_carts_default():
+    page = " ".join(dict(_pages())["commerce import medusa-v1"].format_help().split())
+    for code in ("0 done", "3 the source cannot be reached", "4 the source is not a Medusa v1 database",
+                 "5 its schema is older than 1.8", "6 money differs", "7 the target already holds a shop"):
+        assert code in page, code
+    assert "come along (default 30)" in page
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    shown = subprocess.run([sys.executable, "-m", "workers.cli", "--version"], capture_output=True, text=True,
+                           timeout=PATIENCE)
+    assert (shown.returncode, shown.stdout) == (0, f"commerce {version('commerce')}\n")

@@ -104,7 +104,7 @@ async def test_list_filters_by_id_type_and_milestones_including_null(client, adm
     ("completed_at=yesterday", "completed_at must be a date comparison (gt, gte, lt, lte) or null"),
     ("completed_at[gt]=soon", "gt must be a date (ISO 8601) or unix seconds"),
     ("order=context", "Order field context is not valid"),
-    ("expand=products", "Requested fields [products] are not valid"),
+    ("expand=products", "Requested relations [products] are not valid"),
 ])
 async def test_list_refuses_unknown_filters_orders_and_relations(client, admin_headers, query, message):
     r = await client.get(f"/admin/batch-jobs?{query}", headers=admin_headers)

@@ -129,7 +129,7 @@ async def test_expand_and_fields_choose_what_the_list_shows(client, admin_header
 @pytest.mark.parametrize("query,message", [
     ("nope=1", "property nope should not exist"),
     ("order=nope", "Order field nope is not valid"),
-    ("expand=variants", "Requested fields [variants] are not valid"),
+    ("expand=variants", "Requested relations [variants] are not valid"),
     ("fields=password", "Requested fields [password] are not valid"),
     ("limit=abc", "limit must be a number conforming to the specified constraints"),
     ("title[]=a&title[]=b", "title must be a string"),

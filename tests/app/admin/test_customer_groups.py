@@ -177,7 +177,7 @@ async def test_fields_selects_the_groups_columns(client, admin_headers):
 
 
 @pytest.mark.parametrize("query,message", [
-    ("expand=price_lists", "Requested fields [price_lists] are not valid"),
+    ("expand=price_lists", "Requested relations [price_lists] are not valid"),
     ("order=metadata", "Order field metadata is not valid"),
     ("id[lt]=cgrp_1", "id must be an array"),
     ("limit=-1", "limit must not be less than 0"),
@@ -363,7 +363,7 @@ async def test_the_customers_of_an_unknown_group_are_a_404(client, admin_headers
 
 @pytest.mark.parametrize("query,message", [
     ("groups[]=cgrp_other", "property groups should not exist"),
-    ("expand=notes", "Requested fields [notes] are not valid"),
+    ("expand=notes", "Requested relations [notes] are not valid"),
     ("has_account=yes", "has_account must be a boolean value"),
 ])
 async def test_bad_queries_on_a_groups_customers_are_a_400(client, admin_headers, query, message):

@@ -205,7 +205,7 @@ async def test_fields_is_honoured_where_medusa_ignores_it(client, admin_headers)
 
 
 @pytest.mark.parametrize("query,message", [
-    ("expand=notes", "Requested fields [notes] are not valid"),
+    ("expand=notes", "Requested relations [notes] are not valid"),
     ("fields=password_hash", "Requested fields [password_hash] are not valid"),
     ("order=password_hash", "Order field password_hash is not valid"),
     ("has_account=maybe", "has_account must be a boolean value"),
@@ -413,7 +413,7 @@ async def test_get_unknown_or_deleted_customer_is_a_404(client, admin_headers):
 
 async def test_get_with_a_bad_query_is_a_400(client, admin_headers):
     jane = await registered()
-    for query, message in (("expand=notes", "Requested fields [notes] are not valid"),
+    for query, message in (("expand=notes", "Requested relations [notes] are not valid"),
                            ("q=jane", "property q should not exist")):
         r = await client.get(f"/admin/customers/{jane.id}?{query}", headers=admin_headers)
         assert r.status_code == 400 and r.json() == {"type": "invalid_data", "message": message}

@@ -238,7 +238,7 @@ async def test_list_expand_and_fields_shape_each_discount(api, regions):
     ("rule[allocation]=bogus", "allocation must be one of the following values: total, item"),
     ("is_dynamic=maybe", "is_dynamic must be a boolean value"),
     ("order=metadata", "Order field metadata is not valid"),
-    ("expand=customer", "Requested fields [customer] are not valid"),
+    ("expand=customer", "Requested relations [customer] are not valid"),
     ("fields=password", "Requested fields [password] are not valid"),
     ("limit=abc", "limit must be a number conforming to the specified constraints"),
     ("region_id=reg_1", "property region_id should not exist"),
@@ -443,7 +443,7 @@ async def test_create_with_two_conditions_of_one_type_and_operator_is_a_422_and_
 async def test_create_shapes_its_answer_with_expand_and_fields_checked_before_the_body(api, regions):
     r = await api("POST", "/admin/discounts?fields=code&expand=rule", a_body([regions["NA"].id]))
     assert r.status_code == 200 and set(r.json()["discount"]) == {"id", "code", "rule"}
-    assert_error(await api("POST", "/admin/discounts?expand=owner", {}), "Requested fields [owner] are not valid")
+    assert_error(await api("POST", "/admin/discounts?expand=owner", {}), "Requested relations [owner] are not valid")
     assert await Discount.all().count() == 1
 
 
@@ -506,7 +506,7 @@ async def test_get_of_an_unknown_or_deleted_discount_is_a_404(api):
 async def test_get_refuses_an_unknown_relation(api):
     discount = await a_discount()
     assert_error(await api("GET", f"/admin/discounts/{discount.id}?expand=owner"),
-                 "Requested fields [owner] are not valid")
+                 "Requested relations [owner] are not valid")
 
 
 # ---------------------------------------------------------------- update

@@ -301,7 +301,7 @@ async def test_list_filters_by_status(client, admin_headers, seeded):
 @pytest.mark.parametrize("query, message", [
     ("status[]=closed", "status must be one of the following values: open, completed"),
     ("limit=abc", "limit must be a number conforming to the specified constraints"),
-    ("expand=customer", "Requested fields [customer] are not valid"),
+    ("expand=customer", "Requested relations [customer] are not valid"),
     ("order=email", "Order field email is not valid"),
     ("colour=red", "property colour should not exist"),
 ])

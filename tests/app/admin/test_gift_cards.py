@@ -192,7 +192,7 @@ async def test_list_hides_deleted_cards(client, admin_headers, regions):
     ("offset=-1", "offset must not be less than 0"),
     ("region=x", "property region should not exist"),
     ("q[]=a&q[]=b", "q must be a string"),
-    ("expand=customer", "Requested fields [customer] are not valid"),
+    ("expand=customer", "Requested relations [customer] are not valid"),
 ])
 async def test_list_refuses_unknown_or_malformed_query_keys(client, admin_headers, regions, query, message):
     r = await client.get(f"/admin/gift-cards?{query}", headers=admin_headers)
@@ -238,7 +238,7 @@ async def test_get_accepts_expand_and_fields(client, admin_headers, regions):
                              headers=admin_headers)).json()["gift_card"]
     assert set(body) == {"id", "code", "balance", "region"}
     r = await client.get(f"/admin/gift-cards/{card.id}?expand=owner", headers=admin_headers)
-    assert r.status_code == 400 and r.json()["message"] == "Requested fields [owner] are not valid"
+    assert r.status_code == 400 and r.json()["message"] == "Requested relations [owner] are not valid"
 
 
 async def test_get_of_an_unknown_or_deleted_card_is_a_404(client, admin_headers, regions):

@@ -145,7 +145,7 @@ async def test_list_query_errors_are_clear_400s(client, admin_headers, seeded):
         ({"created_at[gt]": "yesterday"}, "gt must be a date (ISO 8601) or unix seconds"),
         ({"color": "red"}, "property color should not exist"),
         ({"order": "password"}, "Order field password is not valid"),
-        ({"expand": "cart"}, "Requested fields [cart] are not valid"),
+        ({"expand": "cart"}, "Requested relations [cart] are not valid"),
         ({"expand": "returnable_items"}, 'The field "returnable_items" is not supported by this end point. '),
         ({"limit": "-1"}, "limit must not be less than 0"),
     ]

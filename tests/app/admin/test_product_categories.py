@@ -223,7 +223,7 @@ async def test_get_of_an_unknown_category_is_medusas_404(client, admin_headers):
 
 
 @pytest.mark.parametrize("query,message", [
-    ("?expand=products", "Requested fields [products] are not valid"),
+    ("?expand=products", "Requested relations [products] are not valid"),
     ("?fields=mpath", "Requested fields [mpath] are not valid"),
     ("?include_descendants_tree=maybe", "include_descendants_tree must be a boolean value"),
 ])
@@ -281,7 +281,7 @@ async def test_list_clamps_the_limit_honours_order_and_refuses_unknown_keys(clie
     assert [c["name"] for c in body["product_categories"]] == ["Womens", "Sweaters", "Mens", "Cotton", "Cashmere"]
     for query, message in (
         ("?color=red", "property color should not exist"),
-        ("?expand=products", "Requested fields [products] are not valid"),
+        ("?expand=products", "Requested relations [products] are not valid"),
         ("?order=mpath", "Order field mpath is not valid"),
         ("?is_active=maybe", "is_active must be a boolean value"),
     ):
@@ -527,4 +527,4 @@ async def test_batch_on_an_unknown_category_is_a_404_and_expand_is_checked(clien
     assert r.json() == {"type": "not_found", "message": "ProductCategory with id: invalid-category-id was not found"}
     r = await batch(client, admin_headers, "invalid-category-id", "POST", [], "?expand=products")
     assert r.status_code == 400
-    assert r.json() == {"type": "invalid_data", "message": "Requested fields [products] are not valid"}
+    assert r.json() == {"type": "invalid_data", "message": "Requested relations [products] are not valid"}

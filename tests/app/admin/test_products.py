@@ -173,7 +173,7 @@ async def test_reads_need_a_signed_in_admin(client, seeded):
 
 @pytest.mark.parametrize("query,message", [
     ("fields=foo", "Requested fields [foo] are not valid"),
-    ("expand=variants,customer", "Requested fields [customer] are not valid"),
+    ("expand=variants,customer", "Requested relations [customer] are not valid"),
     ("order=-password", "Order field password is not valid"),
     ("colour=red", "property colour should not exist"),
     ("category_id[]=pcat_1&include_category_children=perhaps", "include_category_children must be a boolean value"),

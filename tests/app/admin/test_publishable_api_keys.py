@@ -259,4 +259,4 @@ async def test_a_key_is_read_with_its_channels_when_asked(client, admin_headers)
     r = await client.get(f"/admin/publishable-api-keys/{key['id']}?expand=sales_channels", headers=admin_headers)
     assert [c["id"] for c in r.json()["publishable_api_key"]["sales_channels"]] == [web.id]
     r = await client.get(f"/admin/publishable-api-keys/{key['id']}?expand=products", headers=admin_headers)
-    assert r.status_code == 400 and r.json()["message"] == "Requested fields [products] are not valid"
+    assert r.status_code == 400 and r.json()["message"] == "Requested relations [products] are not valid"

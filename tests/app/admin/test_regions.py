@@ -246,7 +246,7 @@ async def test_list_compares_dates_and_shows_deleted_regions_only_when_asked(cli
 
 
 @pytest.mark.parametrize("query,message", [
-    ("expand=tax_rates", "Requested fields [tax_rates] are not valid"),
+    ("expand=tax_rates", "Requested relations [tax_rates] are not valid"),
     ("order=metadata", "Order field metadata is not valid"),
     ("name=EU", "property name should not exist"),
 ])

@@ -176,7 +176,7 @@ async def test_a_deleted_at_filter_lets_deleted_channels_match(client, admin_hea
 @pytest.mark.parametrize("query,message", [
     ("is_disabled=true", "property is_disabled should not exist"),
     ("order=products", "Order field products is not valid"),
-    ("expand=products", "Requested fields [products] are not valid"),
+    ("expand=products", "Requested relations [products] are not valid"),
     ("limit=x", "limit must be a number conforming to the specified constraints"),
 ])
 async def test_list_refuses_unknown_filters_orders_and_relations(client, admin_headers, query, message):

@@ -104,7 +104,7 @@ async def test_list_pages_and_orders(client, admin_headers, seeded):
     ("is_return=yes", "is_return must be a boolean value"),
     ("provider=manual", "property provider should not exist"),
     ("order=data", "Order field data is not valid"),
-    ("expand=countries", "Requested fields [countries] are not valid"),
+    ("expand=countries", "Requested relations [countries] are not valid"),
 ])
 async def test_list_refuses_a_bad_query(client, admin_headers, seeded, query, message):
     r = await client.get(f"/admin/shipping-options?{query}", headers=admin_headers)

@@ -153,7 +153,7 @@ async def test_list_shows_counts_and_expansions_when_asked(client, admin_headers
 
 
 @pytest.mark.parametrize("query,message", [
-    ("expand[]=region", "Requested fields [region] are not valid"),
+    ("expand[]=region", "Requested relations [region] are not valid"),
     ("fields[]=secret", "Requested fields [secret] are not valid"),
     ("rate=high", "rate must be a number, or an object of lt, gt, lte, gte numbers"),
     ("rate[above]=5", "rate must be a number, or an object of lt, gt, lte, gte numbers"),

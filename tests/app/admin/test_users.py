@@ -86,7 +86,7 @@ async def test_list_filters_by_q_role_email_and_id(client, admin, admin_headers)
     ("role=boss", "role must be one of the following values: admin, member, developer"),
     ("fields=password_hash", "Requested fields [password_hash] are not valid"),
     ("order=password_hash", "Order field password_hash is not valid"),
-    ("expand=analytics_config", "Requested fields [analytics_config] are not valid"),
+    ("expand=analytics_config", "Requested relations [analytics_config] are not valid"),
     ("password=x", "property password should not exist"),
 ])
 async def test_bad_list_queries_are_a_400(client, admin_headers, query, message):

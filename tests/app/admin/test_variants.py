@@ -158,7 +158,7 @@ async def test_inventory_is_not_a_route_without_the_inventory_modules(client, ad
     ("inventory_quantity=2147483648", "inventory_quantity must not be greater than 2147483647"),
     ("inventory_quantity[lt]=-2147483649", "inventory_quantity[lt] must not be less than -2147483648"),
     ("allow_backorder=perhaps", "allow_backorder must be a boolean value"),
-    ("expand=customer", "Requested fields [customer] are not valid"),
+    ("expand=customer", "Requested relations [customer] are not valid"),
     ("order=password", "Order field password is not valid"),
 ])
 async def test_bad_queries_are_a_400(client, admin_headers, seeded, query, message):

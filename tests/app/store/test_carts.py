@@ -165,7 +165,7 @@ async def test_get_honours_fields_and_expand_and_keeps_the_totals_relations(clie
 
 @pytest.mark.parametrize("query,message", [
     ("limit=10", "property limit should not exist"),
-    ("expand=customer", "Requested fields [customer] are not valid"),
+    ("expand=customer", "Requested relations [customer] are not valid"),
     ("fields=secret", "Requested fields [secret] are not valid"),
 ])
 async def test_get_refuses_unknown_query_keys_and_relations(client, seeded, query, message):

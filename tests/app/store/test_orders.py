@@ -112,7 +112,7 @@ async def test_fields_or_relations_outside_the_store_lists_are_refused(client, s
     r = await client.get(f"/store/orders/{order.id}", params={"fields": "status,idempotency_key"})
     assert (r.status_code, r.json()["message"]) == (400, "Requested fields [idempotency_key] are not valid")
     r = await client.get(f"/store/orders/{order.id}", params={"expand": "gift_card_transactions"})
-    assert (r.status_code, r.json()["message"]) == (400, "Requested fields [gift_card_transactions] are not valid")
+    assert (r.status_code, r.json()["message"]) == (400, "Requested relations [gift_card_transactions] are not valid")
     r = await client.get(f"/store/orders/{order.id}", params={"limit": "5"})
     assert (r.status_code, r.json()["message"]) == (400, "property limit should not exist")
 

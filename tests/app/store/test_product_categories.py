@@ -84,7 +84,7 @@ async def test_the_list_filters_within_what_is_shown(client, shop, query, expect
     ("?is_active=false", "property is_active should not exist"),
     ("?fields=mpath", "Requested fields [mpath] are not valid"),
     ("?fields=is_internal", "Requested fields [is_internal] are not valid"),
-    ("?expand=products", "Requested fields [products] are not valid"),
+    ("?expand=products", "Requested relations [products] are not valid"),
     ("?limit=x", "limit must be a number conforming to the specified constraints"),
 ])
 async def test_the_list_refuses_admin_filters_and_unknown_fields(client, shop, query, message):

@@ -473,8 +473,8 @@ async def test_expand_chooses_the_relations(client, seeded):
 
 @pytest.mark.parametrize("query,message", [
     ("fields=foo", "Requested fields [foo] are not valid"),
-    ("expand=foo", "Requested fields [foo] are not valid"),
-    ("expand=variants,customer", "Requested fields [customer] are not valid"),
+    ("expand=foo", "Requested relations [foo] are not valid"),
+    ("expand=variants,customer", "Requested relations [customer] are not valid"),
     ("include_category_children=perhaps", "include_category_children must be a boolean value"),
     ("order=foo", "Order field foo is not valid"),
     ("order=-password", "Order field password is not valid"),

@@ -101,8 +101,8 @@ async def test_fields_selects_columns_and_keeps_id_created_at_and_the_relations(
 
 
 @pytest.mark.parametrize("query,message", [
-    ("expand=x", "Requested fields [x] are not valid"),
-    ("expand=currency,tax_rates", "Requested fields [tax_rates] are not valid"),
+    ("expand=x", "Requested relations [x] are not valid"),
+    ("expand=currency,tax_rates", "Requested relations [tax_rates] are not valid"),
     ("q=europe", "property q should not exist"),
     ("order=nope", "Order field nope is not valid"),
     ("limit=abc", "limit must be a number conforming to the specified constraints"),
@@ -127,7 +127,7 @@ async def test_get_accepts_the_list_keys_like_medusa(client, region_ids):
     r = await client.get(f"/store/regions/{region_ids['NA']}?limit=5&offset=3&order=name")
     assert r.status_code == 200 and r.json()["region"]["id"] == region_ids["NA"]
     r = await client.get(f"/store/regions/{region_ids['NA']}?expand=nope")
-    assert r.status_code == 400 and r.json()["message"] == "Requested fields [nope] are not valid"
+    assert r.status_code == 400 and r.json()["message"] == "Requested relations [nope] are not valid"
 
 
 async def test_unknown_region_id_is_a_404_with_medusas_message(client, region_ids):

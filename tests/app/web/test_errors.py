@@ -253,7 +253,7 @@ async def test_a_bad_query_is_a_400_json_not_a_500(client):
     r = await client.get("/store/products?limit=abc&order=password&expand=secrets")
     assert_json_error(r, 400, {"type": "invalid_data", "message": (
         "limit must be a number conforming to the specified constraints, Order field password is not valid, "
-        "Requested fields [secrets] are not valid"
+        "Requested relations [secrets] are not valid"
     )})
 
 

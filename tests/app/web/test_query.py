@@ -243,8 +243,8 @@ def test_a_nested_relation_implies_its_parent():
 
 
 @pytest.mark.parametrize("query,message", [
-    ("expand=password", "Requested fields [password] are not valid"),
-    ("expand=variants,ghost,options.secret", "Requested fields [ghost, options.secret] are not valid"),
+    ("expand=password", "Requested relations [password] are not valid"),
+    ("expand=variants,ghost,options.secret", "Requested relations [ghost, options.secret] are not valid"),
 ])
 def test_an_unknown_relation_is_refused(query, message):
     assert refused(query) == message
@@ -385,7 +385,7 @@ def test_every_problem_of_a_query_is_reported_in_one_message():
         "limit must be a number conforming to the specified constraints, "
         "offset must not be less than 0, "
         "Order field password is not valid, "
-        "Requested fields [ghost] are not valid, "
+        "Requested relations [ghost] are not valid, "
         "Requested fields [secret] are not valid, "
         "is_giftcard must be a boolean value, "
         "property color should not exist"

@@ -35,7 +35,7 @@ async def test_switch_on_moves_each_variants_quantity_into_one_default_location(
     assert await _levels() == {shirt.id: (locations[0].id, 5, 0), mug.id: (locations[0].id, 3, 0)}
     assert (await item_of(shirt.id)).sku == "SHIRT"
     assert not await ProductVariantInventoryItem.filter(variant_id=untracked.id).exists()
-    assert done == {"items": 2, "location_id": locations[0].id, "reconciled": 2}
+    assert done == {"items": 2, "location_id": locations[0].id, "location_made": True, "reconciled": 2}
     # and the variants' own quantities unchanged
     assert (await ProductVariant.get(id=shirt.id)).inventory_quantity == 5
 
@@ -44,7 +44,7 @@ async def test_switching_on_twice_changes_nothing_the_second_time():
     shirt = await variant("Shirt", quantity=5)
     first = await switch_on()
     again = await switch_on()
-    assert again == {"items": 0, "location_id": first["location_id"], "reconciled": 0}
+    assert again == {"items": 0, "location_id": first["location_id"], "location_made": False, "reconciled": 0}
     assert await StockLocation.all().count() == 1
     assert await _levels() == {shirt.id: (first["location_id"], 5, 0)}
 
