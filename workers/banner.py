@@ -8,6 +8,7 @@ import errno
 import socket
 
 from app.config import Settings
+from app.dashboard import is_built
 
 __all__ = ["check_port", "banner", "seeded_line"]
 
@@ -48,11 +49,20 @@ def banner(settings: Settings, host: str, port: int, workers: int, *, demo: bool
         f"  mode:      {_mode(settings)}",
         f"  store API: {base}/store    admin API: {base}/admin",
     ]
+    lines.append(f"  dashboard: {_dashboard(settings, base)}")
     if demo:
         lines.append(f"  sign in:   {DEMO_ADMIN[0]} / {DEMO_ADMIN[1]} (the demo store's admin; change it before going live)")
-    lines.append(f"  dashboard: Medusa v1's admin (@medusajs/admin-ui 2.1.18) built against {base}; see the README, "
-                 "\"Admin dashboard\"")
     return "\n".join(lines)
+
+
+def _dashboard(settings: Settings, base: str) -> str:
+    dashboard = settings.dashboard
+    if not dashboard.enabled:
+        return "not served here (DASHBOARD=false)"
+    if is_built(dashboard):
+        return f"{base}{dashboard.path}"
+    return (f"not built yet: run `commerce dashboard build` (Node.js 20+ and npm), then open "
+            f"{base}{dashboard.path}")
 
 
 def seeded_line(report: dict) -> str:

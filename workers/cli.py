@@ -8,7 +8,8 @@
     commerce serve [--host H] [--port P] [--workers N]
     commerce worker [--processes N] [--threads N]
     commerce scheduler
-    commerce start                        migrate, seed the demo store when empty, serve
+    commerce start [--no-dashboard]       migrate, seed the demo store when empty, build the dashboard, serve
+    commerce dashboard build [--force]    build Medusa v1's admin dashboard, served at /app (needs Node.js)
     commerce jobs ping                    round trip through the broker and a worker
     commerce jobs list [--status S] [--actor A] [--limit N]   newest first, one JSON line each
     commerce jobs show ID                 one job: arguments, attempts, last error, result
@@ -197,9 +198,14 @@ def _parser() -> argparse.ArgumentParser:
     pw = u.add_parser("password", help="set a new password; ends the user's sessions and JWTs (not the API token)")
     pw.add_argument("email", help="the user's email")
     pw.add_argument("--password", required=True, help="the new password")
-    for name, text in (("serve", "the web server (the API; embedded mode also runs jobs and sweeps in it)"),
-                       ("start", "migrate, load the demo store when the database is empty, then serve")):
+    for name, text in (("serve", "the web server (the API, the dashboard at /app; embedded mode also runs jobs "
+                                 "and sweeps in it)"),
+                       ("start", "migrate, load the demo store when the database is empty, build the dashboard "
+                                 "when missing and Node.js is there, then serve")):
         sv = sub.add_parser(name, help=text)
+        if name == "start":
+            sv.add_argument("--no-dashboard", action="store_true",
+                            help="do not build the admin dashboard now (one already built is still served)")
         sv.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0: every interface)")
         sv.add_argument("--port", type=int, default=9000, help="port to listen on (default 9000)")
@@ -219,6 +225,10 @@ def _parser() -> argparse.ArgumentParser:
                          ("retry", "run a failed or canceled job again"),
                          ("cancel", "cancel a job that is not running yet")):
         j.add_parser(action, help=text).add_argument("id", help="the job's id (job_…)")
+    d = sub.add_parser("dashboard", help="Medusa v1's admin dashboard, served at DASHBOARD_PATH (/app)")
+    db = d.add_subparsers(dest="action", required=True).add_parser(
+        "build", help="build it for this server (Node.js 20+ and npm; again only when its pinned versions change)")
+    db.add_argument("--force", action="store_true", help="build even when the build is up to date")
     add_import_parser(sub)
     return p
 
@@ -257,9 +267,15 @@ def main(argv: list[str] | None = None) -> None:
                 report = _run_domain(seed(settings, DEMO_SEED, "loading demo store", sys.stdout, migrated=True))
                 print(seeded_line(report), flush=True)
             demo = asyncio.run(_has_demo_admin(settings))
+            if not args.no_dashboard:
+                from workers.dashboard import on_first_start
+
+                on_first_start(settings.dashboard, sys.stdout)
         workers = args.workers or settings.web_concurrency
         print(banner(settings, args.host, args.port, workers, demo=demo), flush=True)
         serve(settings, args.host, args.port, workers)
+    elif cmd == "dashboard":
+        _dashboard(settings, args)
     elif cmd == "worker":
         worker(settings, args.processes or settings.worker_processes, args.threads or settings.worker_threads)
     elif cmd == "scheduler":
@@ -276,6 +292,20 @@ def main(argv: list[str] | None = None) -> None:
         result = asyncio.run(ping(settings, args.timeout))
         print(json.dumps(result))
         sys.exit(0 if result["status"] == "succeeded" else 1)
+
+
+def _dashboard(settings: Settings, args) -> None:
+    from workers.dashboard import BuildFailed, build, node_problem
+
+    problem = node_problem()
+    if problem:
+        sys.exit(problem)
+    try:
+        build(settings.dashboard, sys.stdout, force=args.force)
+    except BuildFailed as e:
+        sys.exit(f"dashboard build failed: {e}")
+    if not settings.dashboard.enabled:
+        print("dashboard: DASHBOARD=false, so the server will not serve it until that is unset", flush=True)
 
 
 def _user(settings: Settings, args) -> None:
