@@ -58,8 +58,10 @@ def mount(app: Sanic, settings: Settings) -> None:
                     or base.startswith(("/" + route.path).rstrip("/") + "/") and not route.params})
     if clash:
         raise ConfigError(f"DASHBOARD_PATH {base} would hide the API's routes ({', '.join(clash[:3])}): choose another")
-    app.add_route(_serve, base, methods=["GET", "HEAD"], name="dashboard", strict_slashes=False)
-    app.add_route(_serve, base + "/<rest:path>", methods=["GET", "HEAD"], name="dashboard_files")
+    # Files, not API: left out of the OpenAPI document (app/openapi.py), hence out of its fuzzing.
+    app.add_route(_serve, base, methods=["GET", "HEAD"], name="dashboard", strict_slashes=False, ctx_undocumented=True)
+    app.add_route(_serve, base + "/<rest:path>", methods=["GET", "HEAD"], name="dashboard_files",
+                  ctx_undocumented=True)
 
 
 async def _serve(request: Request, rest: str = "") -> HTTPResponse:

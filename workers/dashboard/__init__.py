@@ -124,8 +124,8 @@ def _install(packages: Path, out: TextIO) -> None:
         shutil.copyfile(RECIPE / name, packages / name)
     lock = json.loads((RECIPE / "package-lock.json").read_text())["packages"]
     total = sum(1 for key in lock if key.count("node_modules/") == 1 and not lock[key].get("optional"))
-    print(f"dashboard: installing @medusajs/admin-ui {ADMIN_UI_VERSION} and its {total} packages into {packages} "
-          "(first time only: a few minutes)", file=out, flush=True)
+    print(f"dashboard: installing @medusajs/admin-ui {ADMIN_UI_VERSION} and the packages its lock pins into "
+          f"{packages} (first time only: a few minutes)", file=out, flush=True)
 
     def count() -> str:
         top = packages / "node_modules"
@@ -133,7 +133,7 @@ def _install(packages: Path, out: TextIO) -> None:
             return ""
         n = sum(len(os.listdir(d)) if d.name.startswith("@") else 1 for d in top.iterdir() if d.is_dir()
                 and not d.name.startswith("."))
-        return f"installing packages: {min(n, total)}/{total}"
+        return f"installing packages: {min(n, total)}/{total} (top level)"
 
     _run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], packages, out, count)
     done.write_text(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
