@@ -10,7 +10,7 @@ import socket
 from app.config import Settings
 from app.dashboard import is_built
 
-__all__ = ["check_port", "banner", "seeded_line"]
+__all__ = ["check_port", "banner", "seeded_line", "base_url"]
 
 DEMO_ADMIN = ("admin@test.com", "supersecret")
 
@@ -42,8 +42,13 @@ def _mode(settings: Settings) -> str:
     return "production: PostgreSQL + Redis; jobs run in `commerce worker`, sweeps in `commerce scheduler`"
 
 
+def base_url(host: str, port: int) -> str:
+    """Where a person on this machine reaches the server."""
+    return f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}"
+
+
 def banner(settings: Settings, host: str, port: int, workers: int, *, demo: bool) -> str:
-    base = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}"
+    base = base_url(host, port)
     lines = [
         f"commerce listens on {base} ({workers} web process{'es' if workers != 1 else ''})",
         f"  mode:      {_mode(settings)}",

@@ -255,11 +255,16 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd == "import":
         run_import(settings, args, migrate, with_db, stock_by_location)
     elif cmd in ("serve", "start"):
-        from workers.banner import banner, check_port, seeded_line
+        from workers.banner import banner, base_url, check_port, seeded_line
 
         busy = check_port(args.host, args.port)
         if busy:
             sys.exit(busy)
+        if settings.dashboard.enabled and not (os.environ.get("ADMIN_URL") or os.environ.get("BACKEND_URL")):
+            # The team's links (invitations, resets) lead to the dashboard on the port served here;
+            # the web processes read their settings from the environment again.
+            os.environ["ADMIN_URL"] = base_url(args.host, args.port) + settings.dashboard.path
+            settings = Settings.from_env()
         demo = False
         if cmd == "start":
             asyncio.run(migrate(settings, sys.stdout))

@@ -19,6 +19,7 @@ import asyncio
 import gzip
 import mimetypes
 import re
+from html import escape
 from pathlib import Path
 
 from sanic import Request, Sanic
@@ -161,7 +162,7 @@ def _positive(value: str) -> bool:
 
 def _not_built(dashboard: DashboardSettings, stamp: dict | None) -> HTTPResponse:
     why = ("is not built yet" if stamp is None
-           else f"was built for {stamp.get('path')}, not DASHBOARD_PATH {dashboard.path}")
+           else f"was built for {escape(str(stamp.get('path')))}, not DASHBOARD_PATH {dashboard.path}")
     return html(
         "<!doctype html><meta charset=utf-8><title>Dashboard not built</title>"
         f"<p>The admin dashboard {why}. Run <code>commerce dashboard build</code> (needs Node.js), then reload.</p>",

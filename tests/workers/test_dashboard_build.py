@@ -6,6 +6,7 @@ documentation says)."""
 import io
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -139,6 +140,18 @@ def _when_listening(url: str) -> httpx.Response:
             time.sleep(0.1)
 
 
+def _sent_body(database, to: str) -> str:
+    """The body of the message to `to`, once the server's jobs have written it."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        with sqlite3.connect(database) as db:
+            row = db.execute("SELECT body FROM notification WHERE \"to\" = ? AND body IS NOT NULL", (to,)).fetchone()
+        if row or time.monotonic() > deadline:
+            assert row, f"no message to {to}"
+            return row[0]
+        time.sleep(0.1)
+
+
 def _start(env, *args) -> tuple[list[str], subprocess.Popen]:
     """`commerce start` until it says where it listens (its lines so far, and the process)."""
     proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "start", *args], env=env,
@@ -175,6 +188,14 @@ def test_first_start_builds_the_dashboard_after_the_demo_store_and_serves_it_at_
         assert "  sign in:   admin@test.com / supersecret" in " ".join(lines)
         r = _when_listening(f"http://127.0.0.1:{port}/app/a/orders")
         assert r.status_code == 200 and "/app/main.0123abcd.js" in r.text
+        # and an invitation's link leading to it, on the port it listens on
+        base = f"http://127.0.0.1:{port}"
+        token = httpx.post(f"{base}/admin/auth/token", json={"email": "admin@test.com", "password": "supersecret"},
+                           timeout=PATIENCE).json()["access_token"]
+        r = httpx.post(f"{base}/admin/invites", json={"user": "ada@test.com", "role": "member"},
+                       headers={"Authorization": f"Bearer {token}"}, timeout=PATIENCE)
+        assert r.status_code == 200, r.text
+        assert f"http://localhost:{port}/app/invite?token=" in _sent_body(tmp_path / "store.sqlite3", "ada@test.com")
     finally:
         stop_process(proc)
     # When it starts again, with --no-dashboard or with a current build, nothing is built
