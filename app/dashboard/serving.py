@@ -27,7 +27,7 @@ from sanic.exceptions import NotFound
 from sanic.response import HTTPResponse, html
 
 from app.config import ConfigError, Settings
-from app.dashboard import DashboardSettings, read_stamp
+from app.dashboard import DashboardSettings, is_built, read_stamp
 
 __all__ = ["mount"]
 
@@ -54,9 +54,7 @@ def mount(app: Sanic, settings: Settings) -> None:
     if not dashboard.enabled:
         return
     base = dashboard.path
-    clash = sorted({"/" + route.path for route in app.router.routes
-                    if ("/" + route.path).rstrip("/") == base or ("/" + route.path).startswith(base + "/")
-                    or base.startswith(("/" + route.path).rstrip("/") + "/") and not route.params})
+    clash = sorted({"/" + route.path for route in app.router.routes if _clashes(route.path, base)})
     if clash:
         raise ConfigError(f"DASHBOARD_PATH {base} would hide the API's routes ({', '.join(clash[:3])}): choose another")
     # Files, not API: left out of the OpenAPI document (app/openapi.py), hence out of its fuzzing.
@@ -65,12 +63,21 @@ def mount(app: Sanic, settings: Settings) -> None:
                   ctx_undocumented=True)
 
 
+def _clashes(route_path: str, base: str) -> bool:
+    """Whether an API route (Sanic's path, no leading slash) and the dashboard under `base` could
+    answer the same URL: the route is at or under `base`, or its parameters could match there."""
+    path = "/" + route_path.rstrip("/")
+    if "<" not in path:
+        return path == base or path.startswith(base + "/")
+    fixed = path.split("<", 1)[0].rstrip("/")  # what comes before its first parameter
+    return fixed == base or fixed.startswith(base + "/") or (base + "/").startswith(fixed + "/")
+
+
 async def _serve(request: Request, rest: str = "") -> HTTPResponse:
     dashboard: DashboardSettings = request.app.ctx.settings.dashboard
     root = Path(dashboard.dir)
-    stamp = read_stamp(root)
-    if stamp is None or stamp.get("path", dashboard.path) != dashboard.path:
-        return _not_built(dashboard, stamp)
+    if not is_built(dashboard):
+        return _not_built(dashboard, read_stamp(root))
     found = _inside(root, rest)
     if found is None:
         suffix = Path(rest).suffix.lower()

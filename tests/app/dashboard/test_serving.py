@@ -133,7 +133,7 @@ async def test_the_api_keeps_its_routes_around_the_dashboard(served):
     assert r.status_code == 405 and r.headers["content-type"].startswith("application/json")
 
 
-@pytest.mark.parametrize("path", ["/docs", "/health", "/stripe"])
+@pytest.mark.parametrize("path", ["/docs", "/health", "/stripe", "/docs/assets/app"])
 def test_a_dashboard_path_that_would_hide_an_api_route_is_refused(path):
     with pytest.raises(ConfigError, match=f"DASHBOARD_PATH {path} would hide the API's routes"):
         _app(path=path)
