@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from app.dashboard import DashboardSettings
 from services.carts.line_limits import DEFAULT_MAX_LINES
 
 __all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH", "ENVIRONMENTS", "DATABASE_SCHEMES"]
@@ -63,6 +64,13 @@ def _networks(name: str, value: str | None) -> tuple[ipaddress.IPv4Network | ipa
             raise ConfigError(f"{name}: {item!r} would trust every address; name your proxies' addresses or networks")
         networks.append(network)
     return tuple(networks)
+
+
+def _dashboard_url(e, dashboard: DashboardSettings) -> str | None:
+    """Where the served dashboard is: on BACKEND_URL's host, else on the default port's."""
+    if not dashboard.enabled:
+        return None
+    return (e.get("BACKEND_URL") or "http://localhost:9000").rstrip("/") + dashboard.path
 
 
 def _bool(value: str | None, default: bool) -> bool:
@@ -155,6 +163,8 @@ class Settings:
     stripe_payment_description: str | None = None
     stripe_api_base: str | None = None  # None: Stripe itself; tests point it at localstripe
     stripe_abandoned_minutes: float = 60.0  # a held intent of a cart without an order this long is canceled
+    # The admin dashboard served at DASHBOARD_PATH (app/dashboard/); its defaults shape the three below.
+    dashboard: DashboardSettings = field(default_factory=DashboardSettings)
 
     @property
     def production(self) -> bool:
@@ -182,6 +192,10 @@ class Settings:
         e = os.environ if environ is None else environ
         env = (e.get("COMMERCE_ENV") or "development").strip()
         production = env == "production"
+        dashboard = DashboardSettings.from_env(e)
+        # Served from here (same origin), the dashboard needs no CORS entry, its cookie no
+        # cross-site use, and its links point here; DASHBOARD=false keeps the separate-origin defaults.
+        here = dashboard.enabled
         settings = cls(
             env=env,
             database_url=e.get("DATABASE_URL") or cls.database_url,
@@ -190,13 +204,13 @@ class Settings:
             cookie_secret=e.get("COOKIE_SECRET") or DEFAULT_SECRET,
             jwt_secret=e.get("JWT_SECRET") or DEFAULT_SECRET,
             store_cors=_list(e.get("STORE_CORS")) or cls.store_cors,
-            admin_cors=_list(e.get("ADMIN_CORS")) or cls.admin_cors,
+            admin_cors=_list(e.get("ADMIN_CORS")) or (() if here else cls.admin_cors),
             session_ttl=_number(e, "SESSION_TTL", cls.session_ttl),
             # Secure in production: the browser sends the session back over https only, so a shop
             # reached over plain http (a LAN address, no TLS proxy) signs in and then loses the
             # session at once; there set COOKIE_SECURE=false with COOKIE_SAMESITE=Lax.
             cookie_secure=_bool(e.get("COOKIE_SECURE"), production),
-            cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Lax"),
+            cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Strict" if here else "Lax"),
             max_body_bytes=_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
             trusted_proxies=_networks("TRUSTED_PROXIES", e.get("TRUSTED_PROXIES")),
             trusted_proxy_header=(e.get("TRUSTED_PROXY_HEADER") or cls.trusted_proxy_header).strip().lower(),
@@ -233,7 +247,7 @@ class Settings:
                 e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),
             storefront_url=(e.get("STOREFRONT_URL") or cls.storefront_url).rstrip("/"),
-            admin_url=(e.get("ADMIN_URL") or cls.admin_url).rstrip("/"),
+            admin_url=(e.get("ADMIN_URL") or _dashboard_url(e, dashboard) or cls.admin_url).rstrip("/"),
             invite_link_origins=_list(e.get("INVITE_LINK_ORIGINS")),
             smtp_host=e.get("SMTP_HOST") or None,
             smtp_port=_number(e, "SMTP_PORT", cls.smtp_port),
@@ -269,6 +283,7 @@ class Settings:
             stripe_payment_description=e.get("STRIPE_PAYMENT_DESCRIPTION") or None,
             stripe_api_base=e.get("STRIPE_API_BASE") or None,
             stripe_abandoned_minutes=_number(e, "STRIPE_ABANDONED_MINUTES", cls.stripe_abandoned_minutes, float),
+            dashboard=dashboard,
         )
         settings.check()
         return settings
@@ -309,6 +324,8 @@ class Settings:
             raise ConfigError("WORKER_GRACE_SECONDS must be positive")
         if self.store_cache_seconds < 0:
             raise ConfigError("STORE_CACHE_SECONDS must be 0 or more")
+        if self.dashboard.enabled and self.dashboard.problem():
+            raise ConfigError(self.dashboard.problem())
         self._check_files()
         self._check_messages()
 

@@ -25,7 +25,8 @@ from app.web.query import QuerySpec
 
 __all__ = ["build_document", "UNDOCUMENTED", "openapi_path"]
 
-# Routes that are not part of the API: the documentation page's own assets.
+# Routes that are not part of the API: the documentation page's own assets (and any route
+# registered with `ctx_undocumented=True`).
 UNDOCUMENTED = ("/docs/assets",)
 _PARAM = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)(?::[^>]+)?>")
 _ERROR = {
@@ -171,8 +172,8 @@ def build_document(app: Sanic) -> dict:
     components: dict[str, Any] = {"Error": _ERROR}
     for route in sorted(app.router.routes, key=lambda r: r.path):
         path = openapi_path(route.path)
-        if path.startswith(UNDOCUMENTED):
-            continue
+        if path.startswith(UNDOCUMENTED) or getattr(route.ctx, "undocumented", False):
+            continue  # (a route marks itself with `ctx_undocumented=True`: the dashboard's files)
         for method in sorted(m.lower() for m in route.methods if m not in ("HEAD", "OPTIONS")):
             # The handler's own code, under the wrapper that retries reads (app/web/db_retry.py).
             handler = inspect.unwrap(route.handler)

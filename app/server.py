@@ -13,6 +13,7 @@ from sanic.response import HTTPResponse
 from tortoise import Tortoise
 
 from app.admin import admin, inventory_admin
+from app.dashboard.serving import mount as mount_dashboard
 from app.hooks.stripe import bp as stripe_hooks_bp
 from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
@@ -89,6 +90,8 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     @app.get("/health")
     async def health(request: Request):
         return text("OK")
+
+    mount_dashboard(app, settings)  # last of the routes: it checks that it hides none of them
 
     # Every path parameter arrives percent-decoded (`%20` in a code, `%40` in an email). Set on
     # each route: sanic-routing otherwise lets a node inherit `unquote` from whichever routes it

@@ -32,6 +32,7 @@ import pytest  # noqa: E402
 from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
+from app.dashboard import DashboardSettings  # noqa: E402
 from app.web.head_deadline import HeadDeadlineProtocol  # noqa: E402
 from services import files, notifications, webhooks  # noqa: E402
 from tests import snapshots  # noqa: E402
@@ -72,6 +73,11 @@ SETTINGS = replace(SETTINGS, file_storage_dir=_temp_dir("commerce-test-files-"))
 # The tests' webhook receivers listen on loopback; worker processes the tests start inherit this.
 os.environ["WEBHOOKS_ALLOW_PRIVATE"] = "true"
 SETTINGS = replace(SETTINGS, webhooks_allow_private=True)
+# The dashboard: an empty folder of this session, never a build in the home folder; and no `commerce
+# start` a test runs builds one (a real npm build takes minutes). Processes the tests start inherit both.
+os.environ["DASHBOARD_DIR"] = _temp_dir("commerce-test-dashboard-")
+os.environ["DASHBOARD_AUTOBUILD"] = "false"
+SETTINGS = replace(SETTINGS, dashboard=DashboardSettings(dir=os.environ["DASHBOARD_DIR"], autobuild=False))
 files.configure(SETTINGS)
 webhooks.configure(SETTINGS)
 notifications.configure(SETTINGS)  # the recording provider (no SMTP_HOST in the test settings)

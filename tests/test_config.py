@@ -14,10 +14,49 @@ def test_an_empty_environment_gives_the_embedded_sqlite_store():
     assert s.database_url == "sqlite://commerce.sqlite3" and not s.is_postgres
     assert s.redis_url is None and s.embedded
     assert s.cookie_secret == s.jwt_secret == DEFAULT_SECRET
-    assert (s.cookie_secure, s.cookie_samesite) == (False, "Lax")
     assert s.store_cors == ("http://localhost:8000", "http://127.0.0.1:8000")
-    assert s.admin_cors == ("http://localhost:7000", "http://localhost:7001")
     assert s.session_ttl == 36_000 and s.max_body_bytes == 1_000_000
+
+
+def test_the_dashboard_served_here_needs_no_cors_entry_and_gets_a_same_site_strict_cookie():
+    s = Settings.from_env({})
+    assert s.dashboard.enabled and s.dashboard.path == "/app"
+    assert s.admin_cors == ()
+    assert (s.cookie_secure, s.cookie_samesite) == (False, "Strict")
+    assert s.admin_url == "http://localhost:9000/app"  # the team's links (invites, resets) lead here
+    assert Settings.from_env({"BACKEND_URL": "https://shop.example/"}).admin_url == "https://shop.example/app"
+    assert Settings.from_env({"DASHBOARD_PATH": "/back-office"}).admin_url == "http://localhost:9000/back-office"
+
+
+def test_a_dashboard_hosted_elsewhere_keeps_the_separate_origin_defaults():
+    s = Settings.from_env({"DASHBOARD": "false"})
+    assert not s.dashboard.enabled
+    assert s.admin_cors == ("http://localhost:7000", "http://localhost:7001")
+    assert (s.cookie_secure, s.cookie_samesite) == (False, "Lax")
+    assert s.admin_url == "http://localhost:7001"
+    # and each can be set with the dashboard served here too
+    s = Settings.from_env({"ADMIN_CORS": "https://admin.example", "COOKIE_SAMESITE": "Lax",
+                           "ADMIN_URL": "https://admin.example"})
+    assert (s.admin_cors, s.cookie_samesite, s.admin_url) == (("https://admin.example",), "Lax", "https://admin.example")
+
+
+def test_dashboard_settings_come_from_the_environment(tmp_path):
+    s = Settings.from_env({"DASHBOARD_PATH": "/back-office", "DASHBOARD_DIR": str(tmp_path / "b"),
+                           "DASHBOARD_CACHE_DIR": str(tmp_path / "c"), "DASHBOARD_AUTOBUILD": "0"})
+    assert (s.dashboard.path, s.dashboard.dir, s.dashboard.cache_dir, s.dashboard.autobuild) == (
+        "/back-office", str(tmp_path / "b"), str(tmp_path / "c"), False)
+    s = Settings.from_env({"XDG_DATA_HOME": "/data", "XDG_CACHE_HOME": "/cache"})
+    assert (s.dashboard.dir, s.dashboard.cache_dir) == ("/data/commerce/dashboard", "/cache/commerce/dashboard")
+
+
+@pytest.mark.parametrize("path,message", [
+    ("app", "must look like /app"), ("/app/", "must look like /app"), ("/", "must look like /app"),
+    ("/a/../b", "must look like /app"), ("/admin", "starts like the API's"), ("/storefront", "starts like the API's"),
+])
+def test_a_dashboard_path_that_cannot_be_served_is_refused(path, message):
+    with pytest.raises(ConfigError, match=message):
+        Settings.from_env({"DASHBOARD_PATH": path})
+    Settings.from_env({"DASHBOARD_PATH": path, "DASHBOARD": "false"})  # not served: not checked
 
 
 def test_without_an_argument_the_process_environment_is_read(monkeypatch):
@@ -116,6 +155,8 @@ def test_cors_origins_are_comma_separated_lists(value, origins):
 
 def test_empty_cors_lists_keep_the_defaults():
     s = Settings.from_env({"STORE_CORS": "", "ADMIN_CORS": " , "})
+    assert s.store_cors == Settings.store_cors and s.admin_cors == ()  # the dashboard is served here
+    s = Settings.from_env({"STORE_CORS": "", "ADMIN_CORS": " , ", "DASHBOARD": "false"})
     assert s.store_cors == Settings.store_cors and s.admin_cors == Settings.admin_cors
 
 
@@ -201,8 +242,9 @@ def test_a_postgresql_url_counts_as_postgres():
 
 
 def test_invite_links_may_use_the_dashboards_origins_and_those_the_operator_adds():
-    assert Settings.from_env({}).invite_origins == ("http://localhost:7001", "http://localhost:7000",
-                                                    "http://localhost:7001")
+    assert Settings.from_env({}).invite_origins == ("http://localhost:9000",)  # the dashboard served here
+    assert Settings.from_env({"DASHBOARD": "false"}).invite_origins == (
+        "http://localhost:7001", "http://localhost:7000", "http://localhost:7001")
     s = Settings.from_env({"ADMIN_URL": "https://admin.shop.example/app/", "ADMIN_CORS": "*",
                            "INVITE_LINK_ORIGINS": "https://team.example, https://join.example"})
     # `*` in ADMIN_CORS answers any dashboard, but names no origin for a token to go to

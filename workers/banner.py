@@ -14,8 +14,9 @@ import threading
 import time
 
 from app.config import Settings
+from app.dashboard import is_built
 
-__all__ = ["check_port", "banner", "seeded_line", "announce_when_listening", "mode"]
+__all__ = ["check_port", "banner", "seeded_line", "announce_when_listening", "mode", "base_url"]
 
 DEMO_ADMIN = ("admin@test.com", "supersecret")
 
@@ -53,8 +54,13 @@ def mode(settings: Settings) -> str:
             "`commerce scheduler`")
 
 
+def base_url(host: str, port: int) -> str:
+    """Where a person on this machine reaches the server."""
+    return f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}"
+
+
 def banner(settings: Settings, host: str, port: int, workers: int, *, demo: bool) -> str:
-    base = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}"
+    base = base_url(host, port)
     lines = [
         f"commerce listens on {base} ({workers} web process{'es' if workers != 1 else ''})",
         f"  mode:      {mode(settings)}",
@@ -62,10 +68,9 @@ def banner(settings: Settings, host: str, port: int, workers: int, *, demo: bool
         f"  try:       {base}/store/products (the storefront API; the admin API under {base}/admin/ signs in "
         "first: POST /admin/auth)",
     ]
+    lines.append(f"  dashboard: {_dashboard(settings, base)}")
     if demo:
         lines.append(f"  sign in:   {DEMO_ADMIN[0]} / {DEMO_ADMIN[1]} (the demo store's admin; change it before going live)")
-    lines.append(f"  dashboard: Medusa v1's admin (@medusajs/admin-ui 2.1.18) built against {base}; see the README, "
-                 "\"Admin dashboard\"")
     return "\n".join(lines)
 
 
@@ -95,6 +100,16 @@ def _answers(host: str, port: int) -> bool:
         return False
     finally:
         connection.close()
+
+
+def _dashboard(settings: Settings, base: str) -> str:
+    dashboard = settings.dashboard
+    if not dashboard.enabled:
+        return "not served here (DASHBOARD=false)"
+    if is_built(dashboard):
+        return f"{base}{dashboard.path}"
+    return (f"not built yet: run `commerce dashboard build` (Node.js 20+ and npm), then open "
+            f"{base}{dashboard.path}")
 
 
 def seeded_line(report: dict) -> str:

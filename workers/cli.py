@@ -8,7 +8,8 @@
     commerce serve [--host H] [--port P] [--workers N]
     commerce worker [--processes N] [--threads N]
     commerce scheduler
-    commerce start                        migrate, seed the demo store when empty, serve
+    commerce start [--no-dashboard]       migrate, seed the demo store when empty, build the dashboard, serve
+    commerce dashboard build [--force]    build Medusa v1's admin dashboard, served at /app (needs Node.js)
     commerce jobs ping                    round trip through the broker and a worker
     commerce jobs list [--status S] [--actor A] [--limit N]   newest first, one JSON line each
     commerce jobs show ID                 one job: arguments, attempts, last error, result
@@ -226,6 +227,8 @@ def _run(settings: Settings, args) -> None:
         run_import(settings, args, migrate, with_db, stock_by_location)
     elif cmd in ("serve", "start"):
         _serve_or_start(settings, args)
+    elif cmd == "dashboard":
+        _dashboard(settings, args)
     elif cmd == "worker":
         worker(settings, args.processes or settings.worker_processes, args.threads or settings.worker_threads)
     elif cmd == "scheduler":
@@ -245,11 +248,16 @@ def _run(settings: Settings, args) -> None:
 
 
 def _serve_or_start(settings: Settings, args) -> None:
-    from workers.banner import banner, check_port, seeded_line
+    from workers.banner import banner, base_url, check_port, seeded_line
 
     busy = check_port(args.host, args.port)
     if busy:
         sys.exit(busy)
+    if settings.dashboard.enabled and not (os.environ.get("ADMIN_URL") or os.environ.get("BACKEND_URL")):
+        # The team's links (invitations, resets) lead to the dashboard on the port served here;
+        # the web processes read their settings from the environment again.
+        os.environ["ADMIN_URL"] = base_url(args.host, args.port) + settings.dashboard.path
+        settings = Settings.from_env()
     demo = False
     if args.command == "start":
         asyncio.run(migrate(settings, sys.stdout))
@@ -258,6 +266,10 @@ def _serve_or_start(settings: Settings, args) -> None:
             report = _run_domain(seed(settings, data, "loading demo store", sys.stdout, migrated=True))
             print(seeded_line(report), flush=True)
         demo = asyncio.run(_has_demo_admin(settings))
+        if not args.no_dashboard:
+            from workers.dashboard import on_first_start
+
+            on_first_start(settings.dashboard, sys.stdout)
     workers = args.workers or settings.web_concurrency
     serve(settings, args.host, args.port, workers,
           announce=banner(settings, args.host, args.port, workers, demo=demo))
@@ -276,7 +288,7 @@ def _check_services(settings: Settings, args) -> None:
     """Refuse, in one line, a database or Redis the command cannot use; warn of one that does not
     answer yet when the command will keep running (workers/preflight.py)."""
     cmd = args.command
-    needs_database = not (cmd == "import" and args.dry_run)
+    needs_database = cmd != "dashboard" and not (cmd == "import" and args.dry_run)  # a build reads no database
     needs_schema = cmd not in ("migrate", "seed", "start", "import")  # those migrate first
     needs_redis = cmd in WHILE_MISSING or (cmd == "jobs" and args.action == "ping")
 
@@ -330,6 +342,20 @@ def _with_database(settings: Settings, url: str) -> Settings:
 def _fail(line: str, exit_code: int):
     print(line, file=sys.stderr, flush=True)
     sys.exit(exit_code)
+
+
+def _dashboard(settings: Settings, args) -> None:
+    from workers.dashboard import BuildFailed, build, node_problem
+
+    problem = node_problem()
+    if problem:
+        sys.exit(problem)
+    try:
+        build(settings.dashboard, sys.stdout, force=args.force)
+    except BuildFailed as e:
+        sys.exit(f"dashboard build failed: {e}")
+    if not settings.dashboard.enabled:
+        print("dashboard: DASHBOARD=false, so the server will not serve it until that is unset", flush=True)
 
 
 def _user(settings: Settings, args) -> None:

@@ -15,7 +15,7 @@ __all__ = ["build_parser"]
 # What each command reads from the environment (all of it: the README's table of variables).
 COMMON = ("DATABASE_URL", "COMMERCE_ENV", "LOG_LEVEL", "LOG_FORMAT")
 SERVER = ("REDIS_URL", "REDIS_NAMESPACE", "COOKIE_SECRET", "JWT_SECRET", "COOKIE_SECURE", "COOKIE_SAMESITE",
-          "STORE_CORS", "ADMIN_CORS", "WEB_CONCURRENCY", "TRUSTED_PROXIES", "INVENTORY_LOCATIONS",
+          "STORE_CORS", "ADMIN_CORS", "WEB_CONCURRENCY", "DASHBOARD", "DASHBOARD_PATH", "TRUSTED_PROXIES", "INVENTORY_LOCATIONS",
           "FILE_STORAGE_DIR", "S3_BUCKET", "SMTP_HOST", "STRIPE_API_KEY")
 WORKER = ("REDIS_URL", "REDIS_NAMESPACE", "WORKER_PROCESSES", "WORKER_THREADS", "WORKER_GRACE_SECONDS",
           "JOB_HEARTBEAT_SECONDS", "JOB_TAKEOVER_SECONDS", "INVENTORY_LOCATIONS", "FILE_STORAGE_DIR", "S3_BUCKET",
@@ -23,6 +23,7 @@ WORKER = ("REDIS_URL", "REDIS_NAMESPACE", "WORKER_PROCESSES", "WORKER_THREADS", 
 SCHEDULER = ("REDIS_URL", "REDIS_NAMESPACE", "SCHEDULER_INTERVAL_SECONDS", "OUTBOX_GRACE_SECONDS",
              "JOB_LEASE_SECONDS")
 JOBS = ("REDIS_URL", "REDIS_NAMESPACE")
+DASHBOARD = ("DASHBOARD", "DASHBOARD_PATH", "DASHBOARD_DIR", "DASHBOARD_CACHE_DIR")
 
 DESCRIPTION = """A back end that speaks Medusa v1's admin (/admin) and storefront (/store) API.
 
@@ -91,17 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument("email", help="the user's email")
     pw.add_argument("--password", required=True, help="the new password")
     for name, text, description in (
-        ("serve", "the web server (the API; embedded mode also runs jobs and sweeps in it)",
-         "Serve the API on --host:--port. It neither migrates nor seeds (run `commerce migrate` first). "
+        ("serve", "the web server (the API, the dashboard at /app; embedded mode also runs jobs and sweeps in it)",
+         "Serve the API, and the admin dashboard at DASHBOARD_PATH (/app) once built, on --host:--port. It neither migrates nor seeds (run `commerce migrate` first). "
          "Without REDIS_URL (embedded) the jobs and the scheduler run inside it too; with it, run "
          "`commerce worker` and `commerce scheduler` beside it. Says where it listens once it answers."),
-        ("start", "migrate, load the demo store when the database is empty, then serve",
+        ("start", "migrate, load the demo store when the database is empty, build the dashboard when missing "
+                  "and Node.js is there, then serve",
          "The first-run command: migrate the database (each migration named as it starts), load the demo "
-         "store when the database holds no product yet (its admin: admin@test.com / supersecret), then "
-         "serve as `commerce serve` does. Run it again: it migrates what is new and serves; the demo store "
+         "store when the database holds no product yet (its admin: admin@test.com / supersecret), build the "
+         "admin dashboard when it is missing or outdated and Node.js 20+ is installed (unless --no-dashboard "
+         "or DASHBOARD_AUTOBUILD=false), then serve as `commerce serve` does. Run it again: it migrates what is new and serves; the demo store "
          "is never loaded twice."),
     ):
         sv = _command(sub, name, text, description, SERVER)
+        if name == "start":
+            sv.add_argument("--no-dashboard", action="store_true",
+                            help="do not build the admin dashboard now (one already built is still served)")
         sv.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0: every interface)")
         sv.add_argument("--port", type=int, default=9000, help="port to listen on (default 9000)")
@@ -137,6 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
          "Cancel a job that has not started: it is never run, even if its message was already sent."),
     ):
         _command(j, action, text, description, JOBS).add_argument("id", help="the job's id (job_…)")
+    d = _command(sub, "dashboard", "Medusa v1's admin dashboard, served at DASHBOARD_PATH (/app)",
+                 "Medusa v1's own admin dashboard (@medusajs/admin-ui 2.1.18), built for this server's origin "
+                 "and served by `commerce serve` and `commerce start` at DASHBOARD_PATH.", DASHBOARD
+                 ).add_subparsers(dest="action", required=True)
+    db = _command(d, "build", "build it for this server (Node.js 20+ and npm; again only when its pinned versions change)",
+                  "Install the dashboard's pinned packages with `npm ci` into DASHBOARD_CACHE_DIR and build it into "
+                  "DASHBOARD_DIR for DASHBOARD_PATH, with progress. Run again, it rebuilds only when the pinned "
+                  "versions or the path changed.", DASHBOARD)
+    db.add_argument("--force", action="store_true", help="build even when the build is up to date")
     add_import_parser(sub)
     return p
 

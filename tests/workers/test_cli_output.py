@@ -114,7 +114,10 @@ def test_every_command_page_describes_the_command_and_names_the_environment_it_r
 def test_every_variable_a_help_page_names_is_one_the_settings_or_the_logs_read():
     import re
 
-    read = set(re.findall(r'"([A-Z][A-Z0-9_]+)"', (Path(__file__).parents[2] / "app" / "config.py").read_text()))
+    root = Path(__file__).parents[2]
+    read = set()
+    for settings in (root / "app" / "config.py", root / "app" / "dashboard" / "__init__.py"):
+        read |= set(re.findall(r'"([A-Z][A-Z0-9_]+)"', settings.read_text()))
     read |= {"LOG_LEVEL", "LOG_FORMAT", "COMMERCE_ENV"}
     for path, parser in _parsers(_parser()):
         named = set(re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b", f"{parser.description} {parser.epilog}"))
