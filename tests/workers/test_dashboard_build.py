@@ -185,7 +185,11 @@ def test_first_start_builds_the_dashboard_after_the_demo_store_and_serves_it_at_
         built = next(i for i, line in enumerate(lines) if line.startswith("dashboard: built in"))
         assert loaded < built < len(lines) - 1
         assert f"  dashboard: http://localhost:{port}/app" in lines
-        assert "  sign in:   admin@test.com / supersecret" in " ".join(lines)
+        # the banner's lines arrive one by one after its first: wait for the last of them
+        deadline = time.monotonic() + PATIENCE
+        while not any(line.startswith("  sign in:") for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any(line.startswith("  sign in:   admin@test.com / supersecret") for line in lines), lines
         r = _when_listening(f"http://127.0.0.1:{port}/app/a/orders")
         assert r.status_code == 200 and "/app/main.0123abcd.js" in r.text
         # and an invitation's link leading to it, on the port it listens on
