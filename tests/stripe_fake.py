@@ -5,7 +5,9 @@ on 127.0.0.1:PORT, with two changes for tests:
   answer again and changes nothing (https://docs.stripe.com/api/idempotent_requests), so a test
   can show that a retried refund refunds once;
 - its store stays in memory (localstripe writes /tmp/localstripe.pickle after every write, which
-  two test runs on one machine would share).
+  two test runs on one machine would share);
+- disputes, which localstripe lacks: `GET /v1/disputes/{id}` as Stripe answers it, and
+  `POST /_test/disputes` (charge, reason) standing in for a cardholder disputing a charge.
 
 The helpers below do at the fake what Stripe.js (the shopper's browser) and Stripe's dashboard
 would do."""
@@ -25,6 +27,7 @@ API_KEY = "sk_test_commerce"
 PUBLISHABLE_KEY = "pk_test_commerce"
 WEBHOOK_SECRET = "whsec_commerce_test_secret"
 THREE_D_SECURE_CARD = "4000002500003155"
+DECLINED_CARD = "4000000000000341"  # attaches, then is declined when charged
 
 
 def serve(port: int) -> None:
@@ -49,7 +52,27 @@ def serve(port: int) -> None:
 
     server.store.dump_to_disk = lambda: None
     server.app.middlewares.insert(0, idempotent)
+    dispute = _dispute_resource()
+    server.app.router.add_route("POST", "/_test/disputes", server.api_create(dispute, "/_test/disputes"))
+    server.app.router.add_route("GET", "/v1/disputes/{id}", server.api_retrieve(dispute, "/v1/disputes/{id}"))
     web.run_app(server.app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+def _dispute_resource():
+    from localstripe.resources import Charge, StripeObject
+
+    class Dispute(StripeObject):
+        object = "dispute"
+        _id_prefix = "dp_"
+
+        def __init__(self, charge=None, reason="general", **kwargs):
+            disputed = Charge._api_retrieve(charge)  # a 404 for a charge Stripe does not know
+            super().__init__()
+            self.charge, self.payment_intent = disputed.id, disputed.payment_intent
+            self.amount, self.currency = disputed.amount, disputed.currency
+            self.reason, self.status, self.metadata = reason, "needs_response", {}
+
+    return Dispute
 
 
 # ---------------------------------------------------------------- at the fake, as Stripe.js would
@@ -80,6 +103,21 @@ async def card(base: str, number: str) -> str:
         return r.json()["id"]
 
 
+async def declined_intent(base: str, metadata: dict) -> dict:
+    """An intent whose card was declined at confirmation (Stripe then sends
+    payment_intent.payment_failed), as Stripe has it afterwards."""
+    method = await card(base, DECLINED_CARD)
+    async with httpx.AsyncClient(base_url=base, headers=_auth()) as http:
+        r = await http.post("/v1/payment_intents", data={
+            "amount": "1000", "currency": "eur", "payment_method": method,
+            **{f"metadata[{k}]": v for k, v in metadata.items()}})
+        assert r.status_code == 200, r.text
+        intent_id = r.json()["id"]
+        r = await http.post(f"/v1/payment_intents/{intent_id}/confirm")
+        assert r.status_code == 402, r.text
+    return await get(base, f"/v1/payment_intents/{intent_id}")
+
+
 async def authenticate(base: str, intent: dict, success: bool = True) -> dict:
     """The shopper passes (or fails) the 3-D Secure challenge."""
     async with httpx.AsyncClient(base_url=base) as http:
@@ -103,6 +141,11 @@ async def post(base: str, path: str, **data) -> dict:
         r = await http.post(path, data=data)
         assert r.status_code == 200, r.text
         return r.json() if r.content else {}
+
+
+async def dispute(base: str, charge_id: str, reason: str = "fraudulent") -> dict:
+    """The cardholder disputes the charge (their bank opens a dispute at Stripe)."""
+    return await post(base, "/_test/disputes", charge=charge_id, reason=reason)
 
 
 def signed(event: dict, secret: str = WEBHOOK_SECRET, timestamp: int | None = None,
