@@ -51,8 +51,9 @@ async def charge_of(base: str, intent_id: str) -> dict:
 @pytest.mark.parametrize("signing", [
     {"secret": "whsec_someone_else"},
     {"timestamp": int(time.time()) - 3600},  # past the tolerance: a replay of an old delivery
+    {"timestamp": int(time.time()) + 600},  # ahead of the tolerance: signed to be replayed later
     {"secret": ""},
-], ids=["wrong-secret", "stale", "empty-secret"])
+], ids=["wrong-secret", "stale", "future", "empty-secret"])
 async def test_a_badly_signed_event_is_a_400_and_changes_nothing(client, stripe_gateway, signing):
     r = await deliver(client, stripe_fake.event("payment_intent.succeeded", {"id": "pi_x", "metadata": {}}), **signing)
     assert r.status_code == 400, r.text
