@@ -6,6 +6,10 @@ on 127.0.0.1:PORT, with two changes for tests:
   can show that a retried refund refunds once;
 - its store stays in memory (localstripe writes /tmp/localstripe.pickle after every write, which
   two test runs on one machine would share);
+- the bank-redirect methods of Medusa's European providers (iDEAL, Bancontact, giropay, BLIK,
+  Przelewy24), which localstripe lacks: a payment method of such a type, confirmed, asks for
+  the shopper's approval at their bank (`requires_action`; `authenticate` below approves); an
+  intent keeps its `payment_method_types` and, as Stripe, refuses a method of another type;
 - disputes, which localstripe lacks: `GET /v1/disputes/{id}` as Stripe answers it, and
   `POST /_test/disputes` (charge, reason) standing in for a cardholder disputing a charge.
 
@@ -52,10 +56,43 @@ def serve(port: int) -> None:
 
     server.store.dump_to_disk = lambda: None
     server.app.middlewares.insert(0, idempotent)
+    _bank_redirects()
     dispute = _dispute_resource()
     server.app.router.add_route("POST", "/_test/disputes", server.api_create(dispute, "/_test/disputes"))
     server.app.router.add_route("GET", "/v1/disputes/{id}", server.api_retrieve(dispute, "/v1/disputes/{id}"))
     web.run_app(server.app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+BANK_REDIRECTS = ("ideal", "bancontact", "giropay", "blik", "p24")
+
+
+def _bank_redirects():
+    from localstripe.errors import UserError
+    from localstripe.resources import PaymentIntent, PaymentMethod, StripeObject
+
+    make_method, needs_approval = PaymentMethod.__init__, PaymentMethod._requires_authentication
+    make_intent, confirm = PaymentIntent.__init__, PaymentIntent._confirm
+
+    def method(self, type=None, billing_details=None, metadata=None, **details):
+        if type not in BANK_REDIRECTS:
+            return make_method(self, type=type, billing_details=billing_details, metadata=metadata, **details)
+        StripeObject.__init__(self)
+        self.type, self.billing_details, self.metadata, self.customer = type, billing_details or {}, metadata or {}, None
+        setattr(self, type, details.get(type) or {})
+
+    def intent(self, *args, payment_method_types=None, **kwargs):
+        make_intent(self, *args, **kwargs)
+        self.payment_method_types = list(payment_method_types or ["card"])
+
+    def confirming(self, on_failure_now):
+        kind = PaymentMethod._api_retrieve(self.payment_method).type
+        if kind not in self.payment_method_types:
+            raise UserError(400, f"The PaymentMethod provided ({kind}) is not allowed for this PaymentIntent")
+        return confirm(self, on_failure_now)
+
+    PaymentMethod.__init__ = method
+    PaymentMethod._requires_authentication = lambda self: self.type in BANK_REDIRECTS or needs_approval(self)
+    PaymentIntent.__init__, PaymentIntent._confirm = intent, confirming
 
 
 def _dispute_resource():
@@ -90,6 +127,15 @@ async def confirm_card(base: str, intent_id: str, payment_method: str = "pm_card
         r = await http.post(f"/v1/payment_intents/{intent_id}/confirm")
         assert r.status_code == 200, r.text
         return r.json()
+
+
+async def confirm_at_bank(base: str, intent_id: str, kind: str) -> dict:
+    """The shopper picks a bank-redirect method (`ideal` …) and confirms (Stripe.js
+    confirmIdealPayment and the like): the intent then waits for their approval at the bank."""
+    async with httpx.AsyncClient(base_url=base, headers=_auth()) as http:
+        r = await http.post("/v1/payment_methods", data={"type": kind})
+        assert r.status_code == 200, r.text
+        return await confirm_card(base, intent_id, r.json()["id"])
 
 
 async def card(base: str, number: str) -> str:

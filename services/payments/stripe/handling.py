@@ -29,7 +29,7 @@ from services.core.errors import DomainError
 from services.orders.capture import capture_order
 from services.orders.refunds import record_gateway_refund
 from services.payments import get_provider, is_registered
-from services.payments.stripe.provider import PROVIDER_ID
+from services.payments.stripe.provider import PROVIDER_ID, PROVIDER_IDS
 
 __all__ = ["handle_event", "complete_paid_cart", "HOOK_PATH"]
 
@@ -90,8 +90,8 @@ async def complete_paid_cart(intent: dict, key: str, answers: Answers) -> str:
     if cart is None:
         return "ignored: the intent pays no cart of this store"
     if cart.completed_at is None:
-        session = await PaymentSession.get_or_none(cart_id=cart.id, provider_id=PROVIDER_ID)
-        if session is None or (session.data or {}).get("id") != intent.get("id"):
+        sessions = await PaymentSession.filter(cart_id=cart.id, provider_id__in=PROVIDER_IDS)
+        if not any((s.data or {}).get("id") == intent.get("id") for s in sessions):
             return "ignored: not the intent of the cart's payment session"
         try:
             done = await complete_cart(cart.id, key, path=HOOK_PATH, body={"payment_intent": intent.get("id")},
@@ -159,7 +159,7 @@ async def _payment_of(intent_id: Any) -> Payment | None:
     cart_id = _cart_id(await _api().retrieve_intent(intent_id))
     if not cart_id:
         return None
-    payments = await Payment.filter(cart_id=cart_id, provider_id=PROVIDER_ID, order_id__not_isnull=True)
+    payments = await Payment.filter(cart_id=cart_id, provider_id__in=PROVIDER_IDS, order_id__not_isnull=True)
     return next((p for p in payments if (p.data or {}).get("id") == intent_id), None)
 
 
