@@ -8,11 +8,11 @@ twice: the event is marked handled last, and every step checks the state it acts
   payment captured. As Medusa's plugin does.
 - payment_intent.payment_failed: logged (a warning for a cart of ours; information for an intent
   that pays nothing here, which is no fault of ours), and recorded on the event.
+- charge.refunded (beyond Medusa): money refunded in Stripe's dashboard shows as one refund.
+- charge.dispute.created (beyond Medusa): a note on the order's timeline.
 
 Every handler acts on the object as Stripe's API answers it now, retrieved by the id the event
 names: a signed body is a notice that something changed, not a statement of what it is.
-- charge.refunded (beyond Medusa): money refunded in Stripe's dashboard shows as one refund.
-- charge.dispute.created (beyond Medusa): a note on the order's timeline.
 """
 
 from __future__ import annotations
