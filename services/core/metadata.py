@@ -13,11 +13,15 @@ grown."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import orjson
 
 from services.core.errors import InvalidData
 
-__all__ = ["DEFAULT_MAX_BYTES", "configure", "max_bytes", "merge_metadata", "oversized", "check_size"]
+__all__ = [
+    "DEFAULT_MAX_BYTES", "configure", "max_bytes", "merge_metadata", "oversized", "check_size", "check_shared",
+]
 
 DEFAULT_MAX_BYTES = 64 * 1024
 _max_bytes = DEFAULT_MAX_BYTES
@@ -51,6 +55,18 @@ def check_size(metadata: dict | None, current: dict | None = None) -> None:
     message = oversized(metadata)
     if message and _size(metadata) > _size(current):
         raise InvalidData(f"metadata {message}")
+
+
+def check_shared(metadata: dict | None, current: dict | None, others: Iterable[dict | None], holder: str) -> None:
+    """InvalidData when a line's metadata grows from `current` to `metadata` and the lines of its
+    `holder` ("cart"), `others` being the rest, would then hold more than the bound together:
+    a cart's answer carries every line's metadata, so 500 lines each at the bound would make
+    every read of it a 32 MB answer."""
+    size = _size(metadata)
+    if size > _size(current) and size + sum(map(_size, others)) > _max_bytes:
+        raise InvalidData(
+            f"The lines of a {holder} must hold at most {_max_bytes} bytes of JSON metadata together "
+            "(METADATA_MAX_BYTES)")
 
 
 def merge_metadata(current: dict | None, changes: dict | None) -> dict | None:

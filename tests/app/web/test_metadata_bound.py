@@ -84,3 +84,26 @@ def test_the_bound_is_a_setting():
     assert Settings.from_env({}).metadata_max_bytes == LIMIT
     with pytest.raises(ConfigError):
         Settings.from_env({"METADATA_MAX_BYTES": "0"})
+
+
+async def test_the_lines_of_a_cart_hold_the_bound_together(client, seeded):
+    # Given a cart whose one line holds most of the bound in metadata
+    cart = await new_cart(client, "NA", {"variant_cap_black": 1})
+    most = {"note": "x" * (LIMIT * 3 // 4)}
+    r = await client.post(f"/store/carts/{cart['id']}/line-items/{cart['items'][0]['id']}",
+                          json={"quantity": 1, "metadata": most})
+    assert r.status_code == 200, r.text
+    # When another line would take the lines past it together, by a new line or an update
+    second = {"variant_id": "variant_cap_black", "quantity": 1, "metadata": {"note": "y" * (LIMIT // 2)}}
+    r = await client.post(f"/store/carts/{cart['id']}/line-items", json=second)
+    # I expect a 400 naming the bound, and the cart as it was; a small line still fits
+    assert r.status_code == 400 and "METADATA_MAX_BYTES" in r.json()["message"], r.text
+    r = await client.get(f"/store/carts/{cart['id']}")
+    assert len(r.json()["cart"]["items"]) == 1
+    r = await client.post(f"/store/carts/{cart['id']}/line-items",
+                          json={**second, "metadata": {"note": "small"}})
+    assert r.status_code == 200 and len(r.json()["cart"]["items"]) == 2, r.text
+    small_line = next(i for i in r.json()["cart"]["items"] if i["metadata"] == {"note": "small"})
+    r = await client.post(f"/store/carts/{cart['id']}/line-items/{small_line['id']}",
+                          json={"quantity": 1, "metadata": {"more": "z" * (LIMIT // 2)}})
+    assert r.status_code == 400 and "METADATA_MAX_BYTES" in r.json()["message"], r.text
