@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from app.dashboard import DashboardSettings
 from services.carts.line_limits import DEFAULT_MAX_LINES
+from services.core.metadata import DEFAULT_MAX_BYTES as DEFAULT_METADATA_BYTES
 
 __all__ = ["Settings", "ConfigError", "DEFAULT_SECRET", "MIN_SECRET_LENGTH", "ENVIRONMENTS", "DATABASE_SCHEMES"]
 
@@ -97,6 +98,7 @@ class Settings:
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     trusted_proxy_header: str = "x-forwarded-for"  # or "forwarded" (RFC 7239)
     max_lines_per_order: int = DEFAULT_MAX_LINES  # lines of one cart, draft order or order edit
+    metadata_max_bytes: int = DEFAULT_METADATA_BYTES  # one entity's metadata, as compact JSON
     inventory_locations: bool = False  # stock counted per location (services/inventory), Medusa's inventory modules
     body_timeout_seconds: float = 15.0  # the whole request body (uploads excepted) must arrive within this
     header_timeout_seconds: float = 10.0  # the whole request head must arrive within this of its first byte
@@ -215,6 +217,7 @@ class Settings:
             trusted_proxies=_networks("TRUSTED_PROXIES", e.get("TRUSTED_PROXIES")),
             trusted_proxy_header=(e.get("TRUSTED_PROXY_HEADER") or cls.trusted_proxy_header).strip().lower(),
             max_lines_per_order=_number(e, "MAX_LINES_PER_ORDER", cls.max_lines_per_order),
+            metadata_max_bytes=_number(e, "METADATA_MAX_BYTES", cls.metadata_max_bytes),
             inventory_locations=_bool(e.get("INVENTORY_LOCATIONS"), cls.inventory_locations),
             body_timeout_seconds=_number(e, "BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds, float),
             header_timeout_seconds=_number(e, "HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds, float),
@@ -317,6 +320,8 @@ class Settings:
             raise ConfigError("STRIPE_ABANDONED_MINUTES must be positive")
         if self.max_lines_per_order <= 0:
             raise ConfigError("MAX_LINES_PER_ORDER must be positive")
+        if self.metadata_max_bytes <= 0:
+            raise ConfigError("METADATA_MAX_BYTES must be positive")
         if self.job_heartbeat_seconds <= 0 or self.job_takeover_seconds < 2 * self.job_heartbeat_seconds:
             # A live job that misses one beat (a slow query) must not be taken for dead.
             raise ConfigError("JOB_HEARTBEAT_SECONDS must be positive and JOB_TAKEOVER_SECONDS at least twice it")

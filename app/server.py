@@ -31,6 +31,7 @@ from app.web.metrics import bp as metrics_bp, request_finished, request_started
 from app.web.request_log import finish_request, start_request
 from services import files, inventory, webhooks
 from services.carts import line_limits
+from services.core import metadata
 from services.payments import gateways
 
 __all__ = ["create_app"]
@@ -82,6 +83,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.blueprint(docs_bp)
     files.configure(settings)  # the web process's file storage (uploads, exports)
     line_limits.configure(settings)  # MAX_LINES_PER_ORDER, for the services that add lines
+    metadata.configure(settings)  # METADATA_MAX_BYTES, for every write of metadata
     if inventory.configure(settings):  # INVENTORY_LOCATIONS: the inventory and stock-location routes
         app.blueprint(inventory_admin)
     webhooks.configure(settings)  # which addresses webhooks may reach (embedded mode sends from here)

@@ -450,4 +450,5 @@ async def stripe_gateway(localstripe_url, client):
         last = payments.get_provider(stripe.PROVIDER_ID) if payments.is_registered(stripe.PROVIDER_ID) else made
         for provider in {id(made): made, id(last): last}.values():
             await provider.api.close()
-        payments.unregister(stripe.PROVIDER_ID)
+        for provider_id in stripe.PROVIDER_IDS:
+            payments.unregister(provider_id)

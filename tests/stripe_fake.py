@@ -5,7 +5,13 @@ on 127.0.0.1:PORT, with two changes for tests:
   answer again and changes nothing (https://docs.stripe.com/api/idempotent_requests), so a test
   can show that a retried refund refunds once;
 - its store stays in memory (localstripe writes /tmp/localstripe.pickle after every write, which
-  two test runs on one machine would share).
+  two test runs on one machine would share);
+- the bank-redirect methods of Medusa's European providers (iDEAL, Bancontact, giropay, BLIK,
+  Przelewy24), which localstripe lacks: a payment method of such a type, confirmed, asks for
+  the shopper's approval at their bank (`requires_action`; `authenticate` below approves); an
+  intent keeps its `payment_method_types` and, as Stripe, refuses a method of another type;
+- disputes, which localstripe lacks: `GET /v1/disputes/{id}` as Stripe answers it, and
+  `POST /_test/disputes` (charge, reason) standing in for a cardholder disputing a charge.
 
 The helpers below do at the fake what Stripe.js (the shopper's browser) and Stripe's dashboard
 would do."""
@@ -25,6 +31,7 @@ API_KEY = "sk_test_commerce"
 PUBLISHABLE_KEY = "pk_test_commerce"
 WEBHOOK_SECRET = "whsec_commerce_test_secret"
 THREE_D_SECURE_CARD = "4000002500003155"
+DECLINED_CARD = "4000000000000341"  # attaches, then is declined when charged
 
 
 def serve(port: int) -> None:
@@ -49,7 +56,60 @@ def serve(port: int) -> None:
 
     server.store.dump_to_disk = lambda: None
     server.app.middlewares.insert(0, idempotent)
+    _bank_redirects()
+    dispute = _dispute_resource()
+    server.app.router.add_route("POST", "/_test/disputes", server.api_create(dispute, "/_test/disputes"))
+    server.app.router.add_route("GET", "/v1/disputes/{id}", server.api_retrieve(dispute, "/v1/disputes/{id}"))
     web.run_app(server.app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+BANK_REDIRECTS = ("ideal", "bancontact", "giropay", "blik", "p24")
+
+
+def _bank_redirects():
+    from localstripe.errors import UserError
+    from localstripe.resources import PaymentIntent, PaymentMethod, StripeObject
+
+    make_method, needs_approval = PaymentMethod.__init__, PaymentMethod._requires_authentication
+    make_intent, confirm = PaymentIntent.__init__, PaymentIntent._confirm
+
+    def method(self, type=None, billing_details=None, metadata=None, **details):
+        if type not in BANK_REDIRECTS:
+            return make_method(self, type=type, billing_details=billing_details, metadata=metadata, **details)
+        StripeObject.__init__(self)
+        self.type, self.billing_details, self.metadata, self.customer = type, billing_details or {}, metadata or {}, None
+        setattr(self, type, details.get(type) or {})
+
+    def intent(self, *args, payment_method_types=None, **kwargs):
+        make_intent(self, *args, **kwargs)
+        self.payment_method_types = list(payment_method_types or ["card"])
+
+    def confirming(self, on_failure_now):
+        kind = PaymentMethod._api_retrieve(self.payment_method).type
+        if kind not in self.payment_method_types:
+            raise UserError(400, f"The PaymentMethod provided ({kind}) is not allowed for this PaymentIntent")
+        return confirm(self, on_failure_now)
+
+    PaymentMethod.__init__ = method
+    PaymentMethod._requires_authentication = lambda self: self.type in BANK_REDIRECTS or needs_approval(self)
+    PaymentIntent.__init__, PaymentIntent._confirm = intent, confirming
+
+
+def _dispute_resource():
+    from localstripe.resources import Charge, StripeObject
+
+    class Dispute(StripeObject):
+        object = "dispute"
+        _id_prefix = "dp_"
+
+        def __init__(self, charge=None, reason="general", **kwargs):
+            disputed = Charge._api_retrieve(charge)  # a 404 for a charge Stripe does not know
+            super().__init__()
+            self.charge, self.payment_intent = disputed.id, disputed.payment_intent
+            self.amount, self.currency = disputed.amount, disputed.currency
+            self.reason, self.status, self.metadata = reason, "needs_response", {}
+
+    return Dispute
 
 
 # ---------------------------------------------------------------- at the fake, as Stripe.js would
@@ -69,6 +129,15 @@ async def confirm_card(base: str, intent_id: str, payment_method: str = "pm_card
         return r.json()
 
 
+async def confirm_at_bank(base: str, intent_id: str, kind: str) -> dict:
+    """The shopper picks a bank-redirect method (`ideal` …) and confirms (Stripe.js
+    confirmIdealPayment and the like): the intent then waits for their approval at the bank."""
+    async with httpx.AsyncClient(base_url=base, headers=_auth()) as http:
+        r = await http.post("/v1/payment_methods", data={"type": kind})
+        assert r.status_code == 200, r.text
+        return await confirm_card(base, intent_id, r.json()["id"])
+
+
 async def card(base: str, number: str) -> str:
     """A card payment method (as Stripe Elements makes one); its id."""
     async with httpx.AsyncClient(base_url=base, headers=_auth()) as http:
@@ -78,6 +147,21 @@ async def card(base: str, number: str) -> str:
         })
         assert r.status_code == 200, r.text
         return r.json()["id"]
+
+
+async def declined_intent(base: str, metadata: dict) -> dict:
+    """An intent whose card was declined at confirmation (Stripe then sends
+    payment_intent.payment_failed), as Stripe has it afterwards."""
+    method = await card(base, DECLINED_CARD)
+    async with httpx.AsyncClient(base_url=base, headers=_auth()) as http:
+        r = await http.post("/v1/payment_intents", data={
+            "amount": "1000", "currency": "eur", "payment_method": method,
+            **{f"metadata[{k}]": v for k, v in metadata.items()}})
+        assert r.status_code == 200, r.text
+        intent_id = r.json()["id"]
+        r = await http.post(f"/v1/payment_intents/{intent_id}/confirm")
+        assert r.status_code == 402, r.text
+    return await get(base, f"/v1/payment_intents/{intent_id}")
 
 
 async def authenticate(base: str, intent: dict, success: bool = True) -> dict:
@@ -103,6 +187,11 @@ async def post(base: str, path: str, **data) -> dict:
         r = await http.post(path, data=data)
         assert r.status_code == 200, r.text
         return r.json() if r.content else {}
+
+
+async def dispute(base: str, charge_id: str, reason: str = "fraudulent") -> dict:
+    """The cardholder disputes the charge (their bank opens a dispute at Stripe)."""
+    return await post(base, "/_test/disputes", charge=charge_id, reason=reason)
 
 
 def signed(event: dict, secret: str = WEBHOOK_SECRET, timestamp: int | None = None,

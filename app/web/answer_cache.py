@@ -7,6 +7,11 @@ request whose `If-None-Match` names the current tag is answered 304; else the by
 tag are sent, or the answer is built, sent and kept. A change anywhere is seen on the next request,
 by every process, because the tag moves with the version. Users: the storefront's catalogue reads
 (app/web/store_cache.py) and the admin customers list (app/admin/customers.py).
+
+A large answer (a page of products each carrying its full metadata) is what costs a process most
+to build, so it is the one most worth keeping: answers up to a quarter of the budget are kept.
+And requests that find no kept answer while the same one is being built wait for that build
+instead of each building it again: a burst of reads of one large answer costs one build.
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ __all__ = ["kept", "forget_answers", "SharedRead"]
 
 T = TypeVar("T")
 
-MAX_BODY_BYTES = 1 << 20  # an answer larger than this is tagged but not kept in memory
 MAX_KEPT_BYTES = 32 << 20  # all kept answers of one process
+MAX_BODY_BYTES = MAX_KEPT_BYTES // 4  # an answer larger than this is tagged but not kept in memory
 
 
 class _Answers:
@@ -56,6 +61,8 @@ class _Answers:
 
 
 _ANSWERS = _Answers()
+# The answers being built now, by tag: their bytes (None: not a 200, or the build failed).
+_BUILDING: dict[str, asyncio.Future] = {}
 
 
 def forget_answers() -> None:
@@ -91,12 +98,32 @@ async def kept(
         return HTTPResponse(status=304, headers=headers)
     body = _ANSWERS.get(tag)
     if body is None:
-        response = await build()
+        building = _BUILDING.get(tag)
+        if building is not None and building.get_loop() is asyncio.get_running_loop():
+            body = await asyncio.shield(building)
+    if body is None:
+        response = await _build(tag, build)
         if response.status != 200:
             return response
         body = response.body
-        _ANSWERS.put(tag, body)
     return HTTPResponse(body, headers=headers, content_type="application/json")
+
+
+async def _build(tag: str, build: Callable[[], Awaitable[HTTPResponse]]) -> HTTPResponse:
+    """`build()`, kept when a 200; requests arriving meanwhile get its bytes (or None)."""
+    future = asyncio.get_running_loop().create_future()
+    _BUILDING[tag] = future
+    body = None
+    try:
+        response = await build()
+        if response.status == 200:
+            body = response.body
+            _ANSWERS.put(tag, body)
+        return response
+    finally:
+        if _BUILDING.get(tag) is future:
+            del _BUILDING[tag]
+        future.set_result(body)
 
 
 class SharedRead(Generic[T]):

@@ -17,7 +17,12 @@ POST, PUT, PATCH and DELETE, and a page that hides its referrer sends `Origin: n
 refused; only clients that are not browsers (curl with a cookie jar, server-side code) send
 neither, and no other site can make them send the victim's cookie. A GET with neither may still
 come from a browser (an `<img>` on a page with `Referrer-Policy: no-referrer`): its
-`Sec-Fetch-Site` then says whether it is cross-site.
+`Sec-Fetch-Site` then says whether it is cross-site. A browser that sends none of the three
+(Safari before 16.4) cannot be told from another site's `<img>`, so such a cookie read has no
+side effect. No client loses by it: storefronts' servers (the Next.js starter) send a Bearer token,
+not the cookie; medusa-js in a browser sends `Origin` cross-origin, and a browser's same-origin
+read carries `Sec-Fetch-Site` or `Referer`; a client of the shopper's own with the cookie (curl,
+server code) makes the cart theirs by a write (`POST /store/carts/{id}`), as Medusa v1 also does.
 """
 
 from __future__ import annotations
@@ -69,13 +74,14 @@ def read_may_write(request: Request) -> bool:
     """Whether a read may have a side effect for its signed-in customer or user: not when the
     session cookie authenticates it and it comes from a foreign origin, or, with no `Origin` nor
     `Referer`, from a browser that says it is cross-site (or same-site: a sibling host we cannot
-    check). A server-side storefront and curl send none of these."""
+    check), or with none of the three (an older browser that cannot be told from another site's
+    `<img>`)."""
     if not _cookie_authenticated(request):
         return True  # a header credential is sent by the client's own code, never by another site
     origin = _origin(request)
     if origin is not None:
         return _allowed(request, origin)
-    return request.headers.get("sec-fetch-site", "same-origin").strip().lower() in ("same-origin", "none")
+    return request.headers.get("sec-fetch-site", "").strip().lower() in ("same-origin", "none")
 
 
 def _allowed(request: Request, origin: str) -> bool:

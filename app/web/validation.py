@@ -9,12 +9,13 @@ from datetime import datetime, timezone
 from typing import Annotated, Any, Callable, TypeVar
 
 import orjson
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 from sanic import Request
 
 from services.carts import line_limits
 from services.carts.totals import MAX_AMOUNT
+from services.core import metadata as metadata_rules
 from services.core.errors import InvalidData
 
 __all__ = [
@@ -106,9 +107,17 @@ DateTime = Annotated[datetime, BeforeValidator(_date_time)]
 
 
 class Body(BaseModel):
-    """Base of request bodies: unknown keys are refused, types are not coerced."""
+    """Base of request bodies: unknown keys are refused, types are not coerced, and a `metadata`
+    (of any body, nested ones too) is within its bound (services/core/metadata.py)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @field_validator("metadata", check_fields=False)
+    @classmethod
+    def _metadata_within_bound(cls, value: Any) -> Any:
+        if isinstance(value, dict) and (message := metadata_rules.oversized(value)):
+            raise PydanticCustomError("invalid", message)
+        return value
 
 
 class AddressFields(Body):

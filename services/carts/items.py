@@ -21,7 +21,7 @@ from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
 from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
-from services.core.metadata import merge_metadata
+from services.core.metadata import check_shared, merge_metadata
 from services.inventory.channel_stock import show_channel_stock
 from services.payments.sessions import resync_payment_sessions
 from services.catalog.pricing import PriceContext, price_context, unit_price
@@ -111,7 +111,11 @@ async def _change_line(cart: Cart, item: LineItem, quantity: int, metadata: dict
             raise NotAllowed("Inventory doesn't cover the desired quantity", code=INSUFFICIENT_INVENTORY)
         item.unit_price = _price(await _context(cart, [variant]), variant, quantity)
     item.quantity = quantity
-    item.metadata = merge_metadata(item.metadata, metadata)
+    merged = merge_metadata(item.metadata, metadata)
+    if metadata:
+        others = await LineItem.filter(cart_id=cart.id).exclude(id=item.id).values_list("metadata", flat=True)
+        check_shared(merged, item.metadata, others, "cart")
+    item.metadata = merged
     await item.save()
 
 
@@ -187,6 +191,7 @@ async def add_lines(
             await same.save(update_fields=["quantity", "unit_price", "updated_at"])
         else:
             check_room(len(existing) + 1, "cart")
+            check_shared(metadata, None, (i.metadata for i in existing), "cart")
             same = await LineItem.create(
                 cart_id=cart.id, variant_id=variant.id, title=variant.product.title, description=variant.title,
                 thumbnail=variant.product.thumbnail, is_giftcard=variant.product.is_giftcard,

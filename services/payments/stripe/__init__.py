@@ -1,33 +1,40 @@
-"""Stripe card payments, as Medusa v1's medusa-payment-stripe 6.x offers them (see provider.py),
-plus the webhook (webhooks.py) and the reconciliation sweep (sweep.py).
+"""Stripe payments, as Medusa v1's medusa-payment-stripe 6.x offers them: cards (`stripe`) and its
+providers for one European method each (`stripe-ideal` …, see provider.py), plus the webhook
+(webhooks.py) and the reconciliation sweep (sweep.py).
 
-Enabled by STRIPE_API_KEY: `configure` registers the provider for the process."""
+Enabled by STRIPE_API_KEY: `configure` registers every one of them for the process (a region
+offers those it chooses), sharing one API client."""
 
 from __future__ import annotations
 
 from services.payments import register, unregister
 from services.payments.stripe.client import StripeApi
-from services.payments.stripe.provider import PROVIDER_ID, StripeProvider
+from services.payments.stripe.provider import PROVIDER_ID, PROVIDER_IDS, StripeProvider
 
-__all__ = ["configure", "build_provider", "PROVIDER_ID", "StripeProvider"]
+__all__ = ["configure", "build_providers", "PROVIDER_ID", "PROVIDER_IDS", "StripeProvider"]
 
 
-def build_provider(settings) -> StripeProvider:
-    return StripeProvider(
-        StripeApi(settings.stripe_api_key, settings.stripe_api_base), capture=settings.stripe_capture,
+def build_providers(settings) -> list[StripeProvider]:
+    """The card provider first, then one per European method, over one API client."""
+    api = StripeApi(settings.stripe_api_key, settings.stripe_api_base)
+    return [StripeProvider(
+        api, provider_id=provider_id, capture=settings.stripe_capture,
         automatic_payment_methods=settings.stripe_automatic_payment_methods,
         payment_description=settings.stripe_payment_description,
-    )
+    ) for provider_id in PROVIDER_IDS]
 
 
 def configure(settings) -> StripeProvider | None:
-    """Register the provider when the settings name an API key; answers it (None: not configured)."""
+    """Register the providers when the settings name an API key; answers the card provider, whose
+    API client they share (None: not configured)."""
     from services.payments.stripe.webhooks import set_secret
 
     set_secret(settings.stripe_webhook_secret if settings.stripe_api_key else None)
     if not settings.stripe_api_key:
-        unregister(PROVIDER_ID)
+        for provider_id in PROVIDER_IDS:
+            unregister(provider_id)
         return None
-    provider = build_provider(settings)
-    register(provider)
-    return provider
+    providers = build_providers(settings)
+    for provider in providers:
+        register(provider)
+    return providers[0]

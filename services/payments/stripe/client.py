@@ -65,6 +65,20 @@ class StripeApi:
     async def retrieve_charge(self, charge_id: str) -> dict:
         return await self._call(self._v1().charges.retrieve_async, charge_id)
 
+    async def find(self, kind: str, object_id: str) -> dict | None:
+        """The `kind` object (payment_intent, charge, dispute) as Stripe has it now; None when
+        Stripe knows no such object under this key (a 404)."""
+        import stripe
+
+        v1 = self._v1()
+        resource = {"payment_intent": v1.payment_intents, "charge": v1.charges, "dispute": v1.disputes}[kind]
+        try:
+            return as_dict(await resource.retrieve_async(object_id))
+        except stripe.StripeError as e:
+            if e.http_status == 404:
+                return None
+            raise refusal(e) from e
+
     async def capture_intent(self, intent_id: str, key: str) -> dict:
         return await self._call(self._v1().payment_intents.capture_async, intent_id, {}, {"idempotency_key": key})
 

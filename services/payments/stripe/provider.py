@@ -5,6 +5,10 @@ work unchanged.
 - initiate: a Stripe customer is made once per customer and kept in its `metadata.stripe_id`;
   the intent is for the cart's total, `capture_method` manual unless STRIPE_CAPTURE, with
   `metadata.resource_id` = the cart's id; the session's data is the intent.
+- Besides cards (`stripe`), the plugin's providers for one European payment method each
+  (METHOD_PROVIDERS, its services/stripe-*.ts): the intent names that one method in
+  `payment_method_types` and captures at once (`capture_method` automatic, whatever
+  STRIPE_CAPTURE says), as those methods pay in full when the shopper approves at their bank.
 - authorize reads the intent's status and maps it as Medusa's getPaymentStatus does.
 - capture, cancel and refund act on the intent. Unlike Medusa, each carries an Idempotency-Key
   made from our own operation (the intent for a capture or cancel, which happens once; the
@@ -20,9 +24,15 @@ from models.ids import new_id
 from services.core.errors import InvalidData, NotAllowed, PaymentError
 from services.payments.stripe.client import StripeApi
 
-__all__ = ["StripeProvider", "session_status", "PROVIDER_ID"]
+__all__ = ["StripeProvider", "session_status", "PROVIDER_ID", "METHOD_PROVIDERS", "PROVIDER_IDS"]
 
 PROVIDER_ID = "stripe"
+# Medusa's provider id -> the Stripe payment method type its intents allow.
+METHOD_PROVIDERS = {
+    "stripe-bancontact": "bancontact", "stripe-blik": "blik", "stripe-giropay": "giropay",
+    "stripe-ideal": "ideal", "stripe-przelewy24": "p24",
+}
+PROVIDER_IDS = (PROVIDER_ID, *METHOD_PROVIDERS)
 
 # Medusa's getPaymentStatus; anything else is pending.
 _STATUSES = {
@@ -41,12 +51,12 @@ def session_status(intent: dict) -> str:
 
 
 class StripeProvider:
-    id = PROVIDER_ID
-
-    def __init__(self, api: StripeApi, *, capture: bool = False, automatic_payment_methods: bool = False,
-                 payment_description: str | None = None):
+    def __init__(self, api: StripeApi, *, provider_id: str = PROVIDER_ID, capture: bool = False,
+                 automatic_payment_methods: bool = False, payment_description: str | None = None):
+        self.id = provider_id
         self.api = api
-        self.capture_at_once = capture
+        self.method_type = METHOD_PROVIDERS.get(provider_id)  # None: cards (`stripe`)
+        self.capture_at_once = capture or self.method_type is not None
         self.automatic_payment_methods = automatic_payment_methods
         self.payment_description = payment_description
 
@@ -62,7 +72,10 @@ class StripeProvider:
         description = (cart.context or {}).get("payment_description") or self.payment_description
         if description:
             params["description"] = description
-        if self.automatic_payment_methods:
+        if self.method_type:
+            # Stripe refuses automatic_payment_methods beside payment_method_types (Medusa sends both).
+            params["payment_method_types"] = [self.method_type]
+        elif self.automatic_payment_methods:
             params["automatic_payment_methods"] = {"enabled": True}
         customer = await self._customer_of(cart, key)
         if customer:
@@ -124,6 +137,8 @@ class StripeProvider:
         return dict(data)  # the intent, as Medusa keeps it; the refund is Stripe's own object
 
     async def saved_methods(self, customer_id: str) -> list[dict]:
+        if self.method_type:
+            return []  # the customer's cards are listed once, by `stripe`
         metadata = (await Customer.filter(id=customer_id).values_list("metadata", flat=True) or [None])[0] or {}
         stripe_id = metadata.get("stripe_id")
         return await self.api.card_methods(stripe_id) if stripe_id else []

@@ -26,7 +26,7 @@ from services.core.db import atomic
 from services.payments import get_provider, is_registered
 from services.payments.authorizations import cancel_authorization, completion_in_flight
 from services.payments.stripe.handling import complete_paid_cart
-from services.payments.stripe.provider import PROVIDER_ID, session_status
+from services.payments.stripe.provider import PROVIDER_ID, PROVIDER_IDS, session_status
 
 __all__ = ["reconcile_intents", "SWEEP_LIMIT"]
 
@@ -42,7 +42,7 @@ async def reconcile_intents(abandoned_minutes: float, answers: Answers) -> dict[
         return done
     cutoff = clock.now() - timedelta(minutes=abandoned_minutes)
     sessions = await PaymentSession.filter(
-        provider_id=PROVIDER_ID, is_initiated=True, updated_at__lt=cutoff, cart__completed_at__isnull=True,
+        provider_id__in=PROVIDER_IDS, is_initiated=True, updated_at__lt=cutoff, cart__completed_at__isnull=True,
     ).exclude(status="canceled").order_by("updated_at").limit(SWEEP_LIMIT)
     for session in sessions:
         try:
@@ -83,7 +83,7 @@ async def _release(session: PaymentSession, intent: dict) -> bool:
         cart = await Cart.filter(id=session.cart_id).select_for_update().first()
         if cart is None or cart.completed_at is not None or await completion_in_flight(cart.id):
             return False
-        payments = await Payment.filter(cart_id=cart.id, provider_id=PROVIDER_ID, canceled_at=None, order_id=None)
+        payments = await Payment.filter(cart_id=cart.id, provider_id__in=PROVIDER_IDS, canceled_at=None, order_id=None)
         payment = next((p for p in payments if (p.data or {}).get("id") == intent["id"]), None)
         if payment is not None:
             await cancel_authorization(cart.id, payment)

@@ -6,6 +6,7 @@ on the order."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 import pytest
@@ -49,14 +50,25 @@ async def charge_of(base: str, intent_id: str) -> dict:
 
 @pytest.mark.parametrize("signing", [
     {"secret": "whsec_someone_else"},
-    {"timestamp": int(time.time()) - 3600},  # past the tolerance: a replay of an old delivery
+    {"skew": -3600},  # past the tolerance: a replay of an old delivery
+    {"skew": 600},  # ahead of the tolerance: signed to be replayed later
     {"secret": ""},
-], ids=["wrong-secret", "stale", "empty-secret"])
+], ids=["wrong-secret", "stale", "future", "empty-secret"])
 async def test_a_badly_signed_event_is_a_400_and_changes_nothing(client, stripe_gateway, signing):
+    if "skew" in signing:  # seconds from now, when the test runs (not when it was collected)
+        signing = {"timestamp": int(time.time()) + signing["skew"]}
     r = await deliver(client, stripe_fake.event("payment_intent.succeeded", {"id": "pi_x", "metadata": {}}), **signing)
     assert r.status_code == 400, r.text
     assert r.json()["type"] == "invalid_data" and r.json()["message"].startswith("Webhook Error")
     assert await GatewayEvent.all().count() == 0 and await Job.filter(actor_name="handle_stripe_event").count() == 0
+
+
+@pytest.mark.parametrize("skew", [-120, 120], ids=["behind", "ahead"])
+async def test_a_timestamp_within_the_tolerance_either_way_is_accepted(client, stripe_gateway, skew):
+    # Stripe's clock and ours differ by a little: that is what the tolerance is for
+    event = stripe_fake.event("customer.created", {"id": "cus_x"})
+    r = await deliver(client, event, timestamp=int(time.time()) + skew)
+    assert r.status_code == 200, r.text
 
 
 async def test_a_missing_signature_or_a_malformed_body_is_a_400_and_changes_nothing(client, stripe_gateway):
@@ -85,15 +97,46 @@ async def test_a_replayed_event_is_recorded_and_handled_once(client, stripe_gate
     assert await Job.filter(actor_name="handle_stripe_event").count() == 1
 
 
-async def test_a_failed_payment_and_an_unknown_intent_are_recorded_and_change_nothing(
-        client, stripe_gateway, worker):
-    failed = stripe_fake.event("payment_intent.payment_failed", {
-        "id": "pi_x", "metadata": {}, "last_payment_error": {"message": "Your card was declined."}})
-    unknown = stripe_fake.event("payment_intent.succeeded", {
-        "id": "pi_y", "status": "succeeded", "metadata": {"resource_id": "cart_01NOSUCHCART"}})
-    for event in (failed, unknown):
-        assert (await deliver(client, event)).status_code == 200
-    assert (await handled(failed["id"])).outcome == "payment failed: Your card was declined."
+async def test_a_failed_payment_of_our_cart_is_a_warning_recorded_on_the_event(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, caplog):
+    from app.shapes.completion import ApiAnswers
+    from services.payments.stripe.handling import handle_event
+
+    cart = await stripe_cart(client, admin_headers)
+    failed = stripe_fake.event("payment_intent.payment_failed", await stripe_fake.declined_intent(
+        localstripe_url, {"resource_id": cart["id"]}))
+    assert (await deliver(client, failed)).status_code == 200
+    with caplog.at_level(logging.INFO, logger="commerce.stripe"):
+        outcome = await handle_event(failed["id"], ApiAnswers())
+    assert outcome.startswith("payment failed: ") and outcome != "payment failed: no reason given"
+    assert [r.levelno for r in caplog.records if "failed" in r.getMessage()][0] == logging.WARNING
+    assert await Order.all().count() == 0
+
+
+async def test_a_failed_payment_of_an_intent_not_ours_is_information_not_an_error(
+        client, stripe_gateway, localstripe_url, caplog):
+    from app.shapes.completion import ApiAnswers
+    from services.payments.stripe.handling import handle_event
+
+    # Given an intent of another integration on the same Stripe account, its card declined
+    failed = stripe_fake.event("payment_intent.payment_failed", await stripe_fake.declined_intent(
+        localstripe_url, {"order": "elsewhere-42"}))
+    r = await deliver(client, failed)
+    assert r.status_code == 200, r.text
+    with caplog.at_level(logging.INFO, logger="commerce.stripe"):
+        outcome = await handle_event(failed["id"], ApiAnswers())
+    # I expect it recorded as ignored and logged below WARNING
+    assert outcome.startswith("ignored: the intent pays no cart of this store")
+    assert caplog.records and max(r.levelno for r in caplog.records) == logging.INFO
+
+
+async def test_an_intent_that_pays_no_cart_of_ours_is_ignored(
+        client, stripe_gateway, localstripe_url, worker):
+    intent = await stripe_fake.post(localstripe_url, "/v1/payment_intents", amount="1000", currency="usd",
+                                    payment_method="pm_card_visa", confirm="true",
+                                    **{"metadata[resource_id]": "cart_01NOSUCHCART"})
+    unknown = stripe_fake.event("payment_intent.succeeded", intent)
+    assert (await deliver(client, unknown)).status_code == 200
     assert (await handled(unknown["id"])).outcome.startswith("ignored")
     assert await Order.all().count() == 0
 
@@ -177,13 +220,26 @@ async def test_a_dispute_is_noted_on_the_orders_timeline(client, admin_headers, 
                                                          localstripe_url, worker):
     order = await paid_order(client, admin_headers, localstripe_url)
     intent_id = (await Payment.get(order_id=order["id"])).data["id"]
-    dispute = {"id": "dp_1", "object": "dispute", "amount": 2500, "currency": "usd", "reason": "fraudulent",
-               "payment_intent": intent_id, "status": "needs_response"}
-    event = stripe_fake.event("charge.dispute.created", dispute)
+    dispute = await stripe_fake.dispute(localstripe_url, (await charge_of(localstripe_url, intent_id))["id"])
+    # The body's amount and reason are not Stripe's: the note says what Stripe says.
+    event = stripe_fake.event("charge.dispute.created", {**dispute, "amount": 1, "reason": "forged"})
     assert (await deliver(client, event)).status_code == 200
     await handled(event["id"])
     notes = await Note.filter(resource_type="order", resource_id=order["id"])
-    assert [n.value for n in notes] == ["Stripe dispute dp_1 opened for 2500 USD: fraudulent"]
+    assert [n.value for n in notes] == [
+        f"Stripe dispute {dispute['id']} opened for {dispute['amount']} USD: fraudulent"]
+
+
+async def test_an_event_about_an_object_stripe_does_not_know_changes_nothing(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
+    order = await paid_order(client, admin_headers, localstripe_url)
+    intent_id = (await Payment.get(order_id=order["id"])).data["id"]
+    made_up = stripe_fake.event("charge.dispute.created", {
+        "id": "dp_madeup", "object": "dispute", "amount": 2500, "currency": "usd", "reason": "fraudulent",
+        "payment_intent": intent_id})
+    assert (await deliver(client, made_up)).status_code == 200
+    assert (await handled(made_up["id"])).outcome == "ignored: Stripe has no dispute dp_madeup"
+    assert await Note.filter(resource_type="order", resource_id=order["id"]).count() == 0
 
 
 async def test_without_a_webhook_secret_every_event_is_refused(client, stripe_gateway):
@@ -211,3 +267,34 @@ async def test_handled_events_are_purged_after_thirty_days_and_unhandled_ones_ke
     await GatewayEvent.filter(id=recent).update(handled_at=clock.now() - timedelta(days=29))
     assert await purge_handled() == 1
     assert set(await GatewayEvent.all().values_list("id", flat=True)) == {recent, unhandled}
+
+
+async def test_a_forged_succeeded_body_does_not_capture_an_intent_stripe_holds_uncaptured(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
+    # Given a cart whose card is authorized at Stripe, the money held uncaptured
+    cart = await stripe_cart(client, admin_headers)
+    intent = await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
+    assert intent["status"] == "requires_capture"
+    # When a signed event's body says the intent succeeded (captured)
+    event = stripe_fake.event("payment_intent.succeeded", {**intent, "status": "succeeded"})
+    assert (await deliver(client, event)).status_code == 200
+    # I expect the handling to act on the intent as Stripe has it: an order, its payment not captured
+    assert (await handled(event["id"])).outcome == f"order {(await Order.get(cart_id=cart['id'])).id}"
+    assert (await Order.get(cart_id=cart["id"])).payment_status == "awaiting"
+    assert (await intent_at_stripe(localstripe_url, intent["id"]))["status"] == "requires_capture"
+
+
+async def test_a_forged_refund_body_records_only_what_stripe_refunded(
+        client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
+    order = await paid_order(client, admin_headers, localstripe_url)
+    assert (await client.post(f"/admin/orders/{order['id']}/capture", headers=admin_headers)).status_code == 200
+    intent_id = (await Payment.get(order_id=order["id"])).data["id"]
+    # Given a charge nothing was refunded of, and an event whose body says 1000 was
+    charge = await charge_of(localstripe_url, intent_id)
+    assert charge["amount_refunded"] == 0
+    event = stripe_fake.event("charge.refunded", {**charge, "amount_refunded": 1000, "refunded": True})
+    assert (await deliver(client, event)).status_code == 200
+    await handled(event["id"])
+    # I expect no refund on the order
+    assert await Refund.filter(order_id=order["id"]).count() == 0
+    assert (await Order.get(id=order["id"])).payment_status == "captured"

@@ -219,7 +219,6 @@ async def test_a_cross_site_read_of_a_cart_does_not_make_it_the_visitors(client,
 
 
 @pytest.mark.parametrize("headers", [
-    {},  # a storefront's server (Next.js) forwarding the cookie, curl
     {"Origin": STORE_ORIGIN, "Sec-Fetch-Site": "same-site"},  # medusa-js in the storefront's pages
     {"Origin": STORE_ORIGIN, "Sec-Fetch-Site": "cross-site"},  # a storefront on another site, in STORE_CORS
     {"Referer": f"{STORE_ORIGIN}/cart", "Sec-Fetch-Site": "same-site"},
@@ -231,6 +230,21 @@ async def test_a_read_from_the_storefront_makes_the_cart_the_shoppers(client, se
     r = await client.get(f"/store/carts/{cart_id}", headers=headers)
     assert r.status_code == 200 and r.json()["cart"]["customer_id"] == shopper_cookie
     assert r.json()["cart"]["email"] == SHOPPER["email"]
+
+
+async def test_a_cookie_read_with_no_origin_referer_nor_fetch_site_only_reads_and_a_write_adopts(
+        client, seeded, shopper_cookie):
+    # Given an attacker's cart, and a browser that sends none of the three headers on another
+    # site's <img> (Safari before 16.4 on a page with `Referrer-Policy: no-referrer`)
+    cart_id = await someone_elses_cart(client)
+    # When it reads the cart with the shopper's cookie
+    r = await client.get(f"/store/carts/{cart_id}")
+    # I expect the cart only read
+    assert r.status_code == 200 and r.json()["cart"]["email"] == "mallory@evil.example"
+    assert (await Cart.get(id=cart_id)).customer_id != shopper_cookie
+    # A client of the shopper's own with the cookie (curl, server code) adopts it by a write, as in Medusa
+    r = await client.post(f"/store/carts/{cart_id}", json={})
+    assert r.status_code == 200 and r.json()["cart"]["customer_id"] == shopper_cookie, r.text
 
 
 async def test_a_bearer_read_from_anywhere_makes_the_cart_the_shoppers(client, seeded, shopper_cookie):
