@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sanic import Sanic
 from sanic.exceptions import ServerKilled
+from sanic.worker.constants import ProcessState
 from sanic.worker.manager import WorkerManager
 
 __all__ = ["OwnProcessesManager", "record_start_failure", "describe"]
@@ -86,4 +87,12 @@ class OwnProcessesManager(WorkerManager):
             log.info("Killing %s [%s]", process.name, process.pid)
             with suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
+        # Marked ended once gone, else Sanic waits 10 s for them and warns that some may still run.
+        deadline = time.monotonic() + 5
+        for process in self.processes:
+            while process.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if not process.is_alive():
+                with suppress(Exception):
+                    process.set_state(ProcessState.TERMINATED, force=True)
         raise ServerKilled
