@@ -1,11 +1,14 @@
 """A batch job given back by a stopping worker is resumed at once by the next worker thread, and
 runs its work there: the run that was stopped may not have unwound and released its lease yet
 (the worker gives the job back first), and must not make the next run skip it until the takeover
-time. On an in-process worker (PostgreSQL + Redis and SQLite + the in-memory broker)."""
+time; nor must a run whose coroutine unwound slowly be taken for a failure. On an in-process
+worker (PostgreSQL + Redis and SQLite + the in-memory broker)."""
 
 import asyncio
 
 import pytest
+from dramatiq import Message, MessageProxy
+from dramatiq.middleware import Shutdown
 
 from models import BatchJob, Job, Product, ProductVariant
 from services.batch_jobs.lifecycle import create_batch_job
@@ -71,3 +74,28 @@ async def test_a_given_back_import_resumes_within_a_second_every_time(files, adm
 
         process = await wait_for(recorded, timeout=PATIENCE)
         assert process.status == "succeeded" and process.result == {"status": "completed"}, (run, process.result)
+
+
+async def test_a_run_that_unwound_slowly_after_a_stop_is_given_back_at_once(worker):
+    tracking = next(m for m in BROKER.middleware if isinstance(m, JobTracking))
+    # Given a job claimed by a worker thread (written, not sent: the test plays the thread)
+    job = await Job.create(actor_name="ping", queue_name="maintenance", args=["slow"], kwargs={})
+    message = MessageProxy(Message(queue_name="maintenance", actor_name="ping", args=("slow",), kwargs={},
+                                   options={"job_id": job.id}))
+    await asyncio.to_thread(tracking.before_process_message, BROKER, message)
+    # When its run ends as Dramatiq ends one whose coroutine took over a second to unwind after the
+    # worker's Shutdown: a RuntimeError raised from it
+    error = RuntimeError("Timed out while waiting for coroutine.")
+    error.__cause__ = Shutdown()
+    await asyncio.to_thread(tracking.after_process_message, BROKER, message, exception=error)
+    # I expect the job given back as interrupted (or already run again), not failed for a retry
+    # after a backoff
+    given = await Job.get(id=job.id)
+    assert given.status == "succeeded" or (given.last_error or "").startswith("interrupted"), given.last_error
+
+    # and re-sent at once: the worker runs it, a second claim
+    async def ran():
+        j = await Job.get(id=job.id)
+        return j if j.status == "succeeded" else None
+
+    assert (await wait_for(ran, timeout=PATIENCE)).attempts == 2
