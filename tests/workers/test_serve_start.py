@@ -5,10 +5,8 @@ one line and stops only its own processes. PostgreSQL is reached through a stand
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
-import threading
 
 import httpx
 import pytest
@@ -16,6 +14,7 @@ import pytest
 from tests.conftest import PATIENCE, SETTINGS, _free_port, requires_postgres, wait_for
 from tests.jobs.test_broker_outage import private_redis  # noqa: F401 (fixture)
 from tests.workers.db_gate import DatabaseGate
+from tests.workers.test_stranded_jobs import Output
 
 pytestmark = requires_postgres("needs PostgreSQL: the web processes reach it through a gate")
 
@@ -31,24 +30,7 @@ class _Serve:
         self.proc = subprocess.Popen(["sh", "-c", f"sleep 600 & echo $! >&2; {serve}"], env=env,
                                      start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.bystander = int(self.proc.stderr.readline())
-        self.lines: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stderr:
-            self.lines.append(line.decode(errors="replace"))
-
-    @property
-    def log(self) -> str:
-        return "".join(self.lines)
-
-    def end(self) -> None:
-        """The whole group, the bystander with it."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait(PATIENCE)
+        self.out = Output(self.proc)
 
 
 @pytest.fixture
@@ -75,18 +57,18 @@ async def test_serve_started_while_postgresql_refuses_answers_503_then_200_once_
         # and a request that needs the database to answer 503 with Retry-After, as in any outage
         async with httpx.AsyncClient(timeout=10) as client:
             r = await client.get(f"{base}/store/regions")
-        assert r.status_code == 503, (r.status_code, r.text, server.log[-3000:])
+        assert r.status_code == 503, (r.status_code, r.text, server.out.text[-3000:])
         assert r.json()["code"] == "database_unavailable" and r.headers["retry-after"]
-        assert "database unreachable at start" in server.log, server.log[-3000:]
+        assert "database unreachable at start" in server.out.text, server.out.text[-3000:]
         # When PostgreSQL accepts connections again
         gate.mode = "open"
         # I expect the same request answered 200
         await wait_for(lambda: _is(f"{base}/store/regions", 200), timeout=PATIENCE, interval=0.2)
         # and the start-up work that needed the database done in the background
-        await wait_for(lambda: _true("database reachable: payment providers' rows done" in server.log))
+        await wait_for(lambda: _true("database reachable: payment providers' rows done" in server.out.text))
         assert server.proc.poll() is None
     finally:
-        server.end()
+        server.out.kill()  # the whole group, the bystander with it
 
 
 async def test_a_web_process_that_cannot_start_is_named_and_only_its_own_processes_stop(gate, private_redis):
@@ -98,14 +80,14 @@ async def test_a_web_process_that_cannot_start_is_named_and_only_its_own_process
         # When `commerce serve` fails to start
         code = await asyncio.to_thread(server.proc.wait, PATIENCE)
         # I expect it to say why in one line, the first web process's exception
-        assert code == 1, (code, server.log[-3000:])
-        why = [line for line in server.lines if "a web process could not start:" in line]
+        assert code == 1, (code, server.out.text[-3000:])
+        why = [line for line in server.out.lines if "a web process could not start:" in line]
         assert why and "InvalidPasswordError" in why[0] and "password authentication failed" in why[0], \
-            server.log[-3000:]
+            server.out.text[-3000:]
         # and the bystander still running: only the server's own processes were killed
-        assert _running(server.bystander), server.log[-3000:]
+        assert _running(server.bystander), server.out.text[-3000:]
     finally:
-        server.end()
+        server.out.kill()  # the whole group, the bystander with it
 
 
 def _running(pid: int) -> bool:

@@ -4,8 +4,6 @@ boot: none of them outlives it by more than moments, whatever stage of its boot 
 import asyncio
 import os
 import signal
-import subprocess
-import threading
 import time
 
 import pytest
@@ -13,8 +11,9 @@ import pytest
 from models import Job
 from tests.conftest import PATIENCE, requires_postgres, wait_for
 from tests.jobs.test_broker_outage import private_redis  # noqa: F401 (fixture)
+from tests.workers.test_stranded_jobs import Output
 from tests.workers.test_worker_lifecycle import (  # noqa: F401 (fixture)
-    _children, _commerce, _kill_group, _reset_asked_for, _until, inbox,
+    _children, _commerce, _kill_group, _processes, _reset_asked_for, _until, inbox,
 )
 
 pytestmark = requires_postgres("needs Redis: `commerce worker` runs on it")
@@ -31,28 +30,7 @@ STAGES = {
 
 def _session(sid: int) -> list[int]:
     """Live processes of the session `sid` (the command and everything it started)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == sid and fields[0] != "Z":
-                found.append(int(entry))
-    return found
-
-
-class _Lines:
-    def __init__(self, proc: subprocess.Popen):
-        self.text = ""
-        self._thread = threading.Thread(target=self._read, args=(proc,), daemon=True)
-        self._thread.start()
-
-    def _read(self, proc):
-        for line in proc.stderr:
-            self.text += line.decode(errors="replace")
+    return [pid for pid, fields in _processes() if int(fields[3]) == sid and fields[0] != "Z"]
 
 
 @pytest.mark.parametrize("stage", list(STAGES))
@@ -60,7 +38,7 @@ async def test_killing_the_parent_while_its_processes_boot_leaves_none_behind(pr
     # Given a worker command (two processes, the default 30 s grace) at a point of its boot
     worker = _commerce("worker", "--processes", "2", "--threads", "1", redis_url=private_redis.url,
                        LOG_LEVEL="DEBUG", WORKER_GRACE_SECONDS="30")
-    out = _Lines(worker)
+    out = Output(worker)
     try:
         await _until(lambda: len(_children(worker.pid)) >= 2)
         if STAGES[stage]:
@@ -75,7 +53,7 @@ async def test_killing_the_parent_while_its_processes_boot_leaves_none_behind(pr
         left = _session(worker.pid)
         assert not left, (stage, left, out.text[-3000:])
     finally:
-        _kill_group(worker)
+        out.kill()
 
 
 async def test_a_booted_worker_process_still_gives_its_job_back_when_its_parent_dies(private_redis, inbox):
