@@ -103,6 +103,7 @@ class Settings:
     body_timeout_seconds: float = 15.0  # the whole request body (uploads excepted) must arrive within this
     header_timeout_seconds: float = 10.0  # the whole request head must arrive within this of its first byte
     web_concurrency: int = 1
+    database_pool_size: int = 10  # PostgreSQL connections a web process opens at most (workers: fewer)
     worker_processes: int = 2
     worker_threads: int = 4
     outbox_grace_seconds: float = 30.0  # a pending job older than this is re-sent by the scheduler
@@ -222,6 +223,7 @@ class Settings:
             body_timeout_seconds=_number(e, "BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds, float),
             header_timeout_seconds=_number(e, "HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds, float),
             web_concurrency=_number(e, "WEB_CONCURRENCY", cls.web_concurrency),
+            database_pool_size=_number(e, "DATABASE_POOL_SIZE", cls.database_pool_size),
             worker_processes=_number(e, "WORKER_PROCESSES", cls.worker_processes),
             worker_threads=_number(e, "WORKER_THREADS", cls.worker_threads),
             outbox_grace_seconds=_number(e, "OUTBOX_GRACE_SECONDS", cls.outbox_grace_seconds, float),
@@ -327,6 +329,8 @@ class Settings:
             raise ConfigError("JOB_HEARTBEAT_SECONDS must be positive and JOB_TAKEOVER_SECONDS at least twice it")
         if self.worker_grace_seconds <= 0:
             raise ConfigError("WORKER_GRACE_SECONDS must be positive")
+        if self.database_pool_size <= 0:
+            raise ConfigError("DATABASE_POOL_SIZE must be positive")
         if self.store_cache_seconds < 0:
             raise ConfigError("STORE_CACHE_SECONDS must be 0 or more")
         if self.dashboard.enabled and self.dashboard.problem():
@@ -380,8 +384,14 @@ class Settings:
         if min(limits) <= 0:
             raise ConfigError("RATE_LIMIT_WINDOW_SECONDS and the *_PER_EMAIL / *_PER_IP limits must be positive")
 
-    def tortoise_config(self) -> dict:
-        return tortoise_config(self.database_url)
+    def tortoise_config(self, pool_size: int | None = None) -> dict:
+        """`pool_size`: this process's PostgreSQL pool, when smaller than DATABASE_POOL_SIZE."""
+        return tortoise_config(self.database_url, min(pool_size or self.database_pool_size, self.database_pool_size))
+
+    def worker_pool_size(self, threads: int) -> int:
+        """A `commerce worker` process's pool: a connection for each thread's job, and two for the
+        jobs' heartbeats, which must not wait behind a long transaction."""
+        return min(self.database_pool_size, threads + 2)
 
 
 MAX_CACHED_STATEMENT_BYTES = 64 * 1024
@@ -393,7 +403,7 @@ async def _keep_session(connection) -> None:
     transaction; we never change session settings or take session-level advisory locks."""
 
 
-def tortoise_config(database_url: str) -> dict:
+def tortoise_config(database_url: str, pool_size: int = Settings.database_pool_size) -> dict:
     url = database_url
     if url.startswith("postgresql://"):
         url = "postgres://" + url[len("postgresql://"):]
@@ -403,7 +413,7 @@ def tortoise_config(database_url: str) -> dict:
 
         connection = expand_db_url(url)
         credentials = connection["credentials"]
-        credentials.setdefault("maxsize", 10)  # `?maxsize=` on the URL overrides
+        credentials.setdefault("maxsize", pool_size)  # `?maxsize=` on the URL overrides
         # asyncpg prepares and caches statements up to 15 KiB only; a larger one is parsed and
         # planned again on every run. The one-statement reads of an order page with the admin
         # dashboard's expand, or of a cart with all its relations, are 12-28 KiB.

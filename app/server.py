@@ -19,6 +19,7 @@ from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
 from app.web.cors import add_cors_headers
 from app.web.db_retry import retry_reads
+from app.web.db_startup import stop_trying, when_database_answers
 from app.web.csrf import require_allowed_origin, require_json_body
 from app.web.errors import JsonErrorHandler
 from app.web.files import bp as files_bp
@@ -127,7 +128,8 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     async def open_resources(app: Sanic):
         if manage_orm:
             await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
-        await gateways.install()  # a configured gateway is listed (GET /admin/store/payment-providers)
+        # A configured gateway is listed (GET /admin/store/payment-providers); the database may not be up yet.
+        await when_database_answers(app, "payment providers' rows", gateways.install)
         app.ctx.redis = None
         if settings.redis_url:
             import redis.asyncio as aioredis
@@ -145,6 +147,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
 
     @app.after_server_stop
     async def close_resources(app: Sanic):
+        stop_trying(app)
         if app.ctx.redis is not None:
             await app.ctx.redis.aclose()
         if manage_orm:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextvars import ContextVar
 from datetime import timedelta
 from typing import Any
 
@@ -32,7 +33,7 @@ from services.core.db import atomic
 
 __all__ = [
     "enqueue", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
-    "TAKEOVER_SECONDS",
+    "TAKEOVER_SECONDS", "running_claim", "claim_is_current",
 ]
 
 log = logging.getLogger("commerce.jobs")
@@ -40,6 +41,11 @@ log = logging.getLogger("commerce.jobs")
 _CLAIMABLE = ("pending", "enqueued", "retrying")
 TAKEOVER_SECONDS = 15.0  # JOB_TAKEOVER_SECONDS' default: a running job silent this long lost its worker
 _UNBEATEN_SECONDS = 900.0  # a running row that never beat (claimed by a worker of before heartbeats)
+
+# The claim (job id, attempt) the running actor holds, set by the worker's tracking before the actor
+# runs (asyncio copies it into the actor's coroutine): work that takes a hold of its own, such as a
+# batch job's lease, records it, so the hold ends with the claim (`claim_is_current`).
+running_claim: ContextVar[tuple[str, int] | None] = ContextVar("running_claim", default=None)
 
 
 def _silent(takeover_seconds: float) -> Q:
@@ -112,6 +118,12 @@ async def claim(job_id: str, takeover_seconds: float = TAKEOVER_SECONDS, retry_o
         now - timedelta(seconds=max(takeover_seconds, _UNBEATEN_SECONDS)), retry_of or 0,
     ])
     return int(rows[0]["attempts"]) if rows else None
+
+
+async def claim_is_current(job_id: str, attempt: int) -> bool:
+    """Whether that claim still runs its job: False once the job was given back, taken over,
+    claimed again or ended (a newer claim of the row counts another attempt)."""
+    return await _held(job_id, attempt).exists()
 
 
 def _held(job_id: str, attempt: int | None):

@@ -51,8 +51,9 @@ class TortoiseInit(Middleware):
         self.settings = settings
 
     def before_worker_boot(self, broker, worker):
+        pool_size = self.settings.worker_pool_size(worker.worker_threads)
         get_event_loop_thread().run_coroutine(
-            Tortoise.init(config=self.settings.tortoise_config(), _enable_global_fallback=True)
+            Tortoise.init(config=self.settings.tortoise_config(pool_size), _enable_global_fallback=True)
         )
 
     def after_worker_shutdown(self, broker, worker):

@@ -150,6 +150,13 @@ def serve(settings: Settings, host: str, port: int, workers: int, *, announce: s
     if workers == 1:
         Sanic.serve_single(primary=app)
     else:
+        import sanic.mixins.startup
+
+        from workers.web_start import OwnProcessesManager
+
+        # Sanic.serve builds its manager by this name: ours says why a start failed and kills
+        # only its own processes, not the whole process group (workers/web_start.py).
+        sanic.mixins.startup.WorkerManager = OwnProcessesManager
         Sanic.serve(primary=app, app_loader=loader)
 
 

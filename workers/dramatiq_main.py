@@ -7,7 +7,10 @@ stopping cleanly. Such a process has started nothing yet: it exits 0.
 
 The main process, once its worker processes have exited, waits for its log watcher, which looks
 whether to stop only once a second: the command outlived its workers by up to a second, past
-WORKER_GRACE_SECONDS. The watcher is woken as soon as it is told to stop."""
+WORKER_GRACE_SECONDS. The watcher is woken as soon as it is told to stop.
+
+Each worker process dies with the main process from the instant it is forked
+(workers/parent_death.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ import sys
 import threading
 
 from dramatiq import cli
+
+from workers.parent_death import die_with_parent_from_fork
 
 _worker_process = cli.worker_process
 
@@ -48,4 +53,5 @@ def watch_logs(log_filename, pipes, stop):
 cli.watch_logs = watch_logs  # main() starts its log watcher with this name
 
 if __name__ == "__main__":
+    die_with_parent_from_fork()
     sys.exit(cli.main())

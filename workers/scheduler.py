@@ -42,6 +42,8 @@ __all__ = [
 
 log = logging.getLogger("commerce.scheduler")
 
+SCHEDULER_POOL_SIZE = 5  # PostgreSQL connections: one for each sweep of build_scheduler, which may overlap
+
 MAINTENANCE_ACTORS = (
     "purge_sessions", "purge_jobs", "purge_idempotency_keys", "purge_events", "purge_gateway_events",
 )
@@ -180,7 +182,7 @@ async def stop_scheduler(scheduler: AsyncIOScheduler, timeout: float = 10.0) -> 
 
 
 async def run_scheduler(settings: Settings) -> None:
-    await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
+    await Tortoise.init(config=settings.tortoise_config(SCHEDULER_POOL_SIZE), _enable_global_fallback=True)
     redis_client = None
     if settings.redis_url:
         import redis.asyncio as aioredis

@@ -25,6 +25,7 @@ from dramatiq.asyncio import get_event_loop_thread
 from dramatiq.common import iter_queue
 from dramatiq.middleware import SkipMessage
 
+from workers.parent_death import on_parent_death
 from workers.tracking import JobTracking
 from workers.wakeups import WakingRedisBroker
 
@@ -53,6 +54,7 @@ class GracefulStop(Middleware):
         self.edges = _Edges(self)
         self._signaled = 0.0
         self._worker = None
+        self._parent = os.getppid()
         self._reported = threading.Lock()
 
     @property
@@ -67,6 +69,8 @@ class GracefulStop(Middleware):
     def after_worker_boot(self, broker, worker):
         if self.stopping.is_set():  # the signal came while the worker booted
             self._stop_fetching()
+        # Booted: the parent's death now stops this process cleanly (it died outright until now).
+        on_parent_death(signal.SIGTERM, self._parent)
 
     def after_process_boot(self, broker):
         # Dramatiq's own handler stops the worker on the first SIGTERM and calls sys.exit on the
@@ -91,16 +95,7 @@ class GracefulStop(Middleware):
             signal.signal(signal.SIGHUP, on_term)
         # The parent that forked this process, even if it died before this line ran.
         parent = multiprocessing.parent_process()
-        watched = parent.pid if parent is not None else os.getppid()
-        threading.Thread(target=self._watch_parent, args=(watched,), name="parent-watch", daemon=True).start()
-
-    def _watch_parent(self, parent: int) -> None:
-        while not self.stopping.is_set():
-            if os.getppid() != parent:  # the parent died (kill -9): no orphan keeps taking jobs
-                log.warning("worker process's parent %d is gone: stopping", parent)
-                os.kill(os.getpid(), signal.SIGTERM)
-                return
-            time.sleep(0.5)
+        self._parent = parent.pid if parent is not None else os.getppid()
 
     def _stop_fetching(self) -> None:
         """Flags only (this runs in the signal handler): each consumer ends once its current

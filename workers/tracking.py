@@ -31,6 +31,12 @@ def _run(coro, timeout: float | None = None):
     return asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout), loop).result(timeout + 0.1)
 
 
+def _interrupted(exception: BaseException | None) -> bool:
+    """Stopped by a stopping worker: Dramatiq's Shutdown, or, when the actor's coroutine took more
+    than a second to unwind after it, the RuntimeError Dramatiq raises from it."""
+    return isinstance(exception, Shutdown) or isinstance(getattr(exception, "__cause__", None), Shutdown)
+
+
 @dataclass
 class _InFlight:
     job_id: str
@@ -47,12 +53,14 @@ class JobTracking(Middleware):
 
     def before_process_message(self, broker, message):
         job_id = message.options.get("job_id")
+        outbox.running_claim.set(None)  # this thread's previous message's claim is over
         if not job_id:
             return
         attempt = _run(outbox.claim(job_id, self.takeover_seconds, retry_of=message.options.get("retries") or None))
         if attempt is None:
             log.info("job %s already ran, is running or was canceled; skipping duplicate message", job_id)
             raise SkipMessage()
+        outbox.running_claim.set((job_id, attempt))  # the actor's coroutine is started from this thread
         loop = get_event_loop_thread().loop
         beating = asyncio.run_coroutine_threadsafe(self._beat(job_id, attempt), loop)
         with self._lock:
@@ -82,7 +90,8 @@ class JobTracking(Middleware):
         if held is None:
             return
         took = round((time.monotonic() - held.started) * 1000)
-        outcome = "succeeded" if exception is None else "interrupted" if isinstance(exception, Shutdown) else (
+        interrupted = _interrupted(exception)
+        outcome = "succeeded" if exception is None else "interrupted" if interrupted else (
             "failed" if message.failed else "retrying")
         fields = {"id": held.job_id, "actor": message.actor_name, "attempt": held.attempt, "event": outcome,
                   "duration_ms": took}
@@ -93,7 +102,7 @@ class JobTracking(Middleware):
                         type(exception).__name__, exception, extra={"job": fields})
         if exception is None:
             done = _run(outbox.finish(held.job_id, result, attempt=held.attempt))
-        elif isinstance(exception, Shutdown):  # interrupted by a stopping worker: someone else resumes it
+        elif interrupted:  # interrupted by a stopping worker: someone else resumes it
             done = _run(outbox.give_back(held.job_id, held.attempt, "interrupted: the worker was stopping"))
         else:
             error = f"{type(exception).__name__}: {exception}"

@@ -13,6 +13,7 @@ from workers.broker import load_actors, setup_broker
 from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.logs import configure_logging
 from workers.scheduler import build_scheduler, stop_scheduler, turns_for
+from workers.web_start import record_start_failure
 
 __all__ = ["build_app", "attach_embedded_jobs"]
 
@@ -24,6 +25,7 @@ def build_app() -> Sanic:
     broker = setup_broker(settings)
     load_actors()
     app = create_app(settings, name="commerce")
+    record_start_failure(app)  # told by `commerce serve` if this process cannot start
     spread_connections(app)
     if settings.embedded:
         attach_embedded_jobs(app, broker, settings)

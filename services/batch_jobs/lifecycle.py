@@ -6,8 +6,9 @@ takeover time while the run lives. A run writes only through the fence (`JobRun.
 holds while the token is still the run's and the job is neither canceled nor failed, so a run
 whose job was canceled, or taken over by a newer run, stops without writing. A run silent for
 the takeover time (its worker died) is taken over from its last committed checkpoint by the
-next message for its stage or by the scheduler's sweep, whichever comes first; after MAX_RUNS
-runs the job is failed.
+next message for its stage or by the scheduler's sweep, whichever comes first; a run whose job
+claim ended (a stopping worker gave the job back) is taken over at once by the next message.
+After MAX_RUNS runs the job is failed.
 """
 
 from __future__ import annotations
@@ -201,9 +202,12 @@ async def _claim(job_id: str, stage: str, takeover_seconds: float) -> JobRun | N
         if job is None:
             return None
         if job.lease_token is not None:
-            if job.heartbeat_at >= clock.now() - timedelta(seconds=takeover_seconds):
+            if job.heartbeat_at < clock.now() - timedelta(seconds=takeover_seconds):
+                log.info("batch job %s: its run stopped reporting; taken over", job_id)
+            elif not await _lease_holder_runs(job.lease_token):
+                log.info("batch job %s: its run's job was given back; taken over at once", job_id)
+            else:
                 return None
-            log.info("batch job %s: its run stopped reporting; taken over", job_id)
         if stage == "process" and job.status == "confirmed":
             _apply(job, "process")
             job.attempts = 0
@@ -212,9 +216,27 @@ async def _claim(job_id: str, stage: str, takeover_seconds: float) -> JobRun | N
         if job.attempts >= MAX_RUNS:
             await _fail_locked(job, f"The job was stopped after {job.attempts} runs that did not finish")
             return None
-        job.lease_token, job.heartbeat_at, job.attempts = uuid.uuid4().hex, clock.now(), job.attempts + 1
+        job.lease_token, job.heartbeat_at, job.attempts = _lease_token(), clock.now(), job.attempts + 1
         await job.save()
     return JobRun(job, job.lease_token)
+
+
+def _lease_token() -> str:
+    """A new run's lease: random, and naming the job claim it runs under (jobs/outbox.py) when
+    it has one, so the lease ends with that claim."""
+    claim = outbox.running_claim.get()
+    token = uuid.uuid4().hex
+    return f"{claim[0]}:{claim[1]}:{token[:16]}" if claim else token
+
+
+async def _lease_holder_runs(token: str) -> bool:
+    """Whether the run holding a lease still holds its job claim. A stopping worker gives its
+    run's job back before the run has unwound and released the lease: the message it re-sends
+    must resume the import at once, not find the lease held and skip until the takeover time."""
+    parts = token.split(":")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return True  # a run without a claim (called directly): its heartbeat alone tells
+    return await outbox.claim_is_current(parts[0], int(parts[1]))
 
 
 async def _fail_locked(job: BatchJob, message: str) -> None:

@@ -79,18 +79,19 @@ def _kill_group(proc: subprocess.Popen) -> str:
     return err.decode(errors="replace") if err else ""
 
 
-def _children(pid: int) -> list[int]:
-    found = []
+def _processes():
+    """(pid, the fields of /proc/PID/stat after the name: state, ppid, pgrp, session, …) of each process."""
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                    yield int(entry), f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
+
+
+def _children(pid: int) -> list[int]:
+    return [child for child, fields in _processes() if int(fields[1]) == pid]
 
 
 def _alive(pid: int) -> bool:
