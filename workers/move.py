@@ -29,7 +29,10 @@ def run_import(settings: Settings, args, migrate, with_db, stock_by_location) ->
     from services.migration.medusa_v1 import SourceError, move
 
     async def run():
-        if args.dry_run:  # the target need not even exist: nothing is written to it
+        if args.dry_run:  # the target need not even exist: nothing is written to it, nor read
+            from tortoise import Tortoise
+
+            Tortoise.init_models(["models"], "models")  # the mapping reads our models' columns; no connection
             return await move(args.url, dry_run=True, carts_days=args.carts_days)
         await _check_source(args.url)  # before migrate: a bad source leaves the target untouched
         await migrate(settings)

@@ -70,7 +70,7 @@ class Report:
             skipped = "; ".join(f"{n} {reason}" for reason, n in e.skipped.items()) or "0"
             if e.since is not None:
                 skipped += f"; {e.unchanged} unchanged since the last run (changed since {e.since:%Y-%m-%d %H:%M} copied)"
-            if e.copied > e.written:
+            if e.copied > e.written and not self.dry_run:
                 skipped += f"; {e.copied - e.written} of those copied were here as they are (not written)"
             if e.removed:
                 skipped += f"; {e.removed} removed (deleted in Medusa)"

@@ -46,7 +46,7 @@ async def move(
             await prepare_target(source)
         used: dict[str, set[str]] = {}
         entities = ENTITIES + trade_entities(carts_days)
-        marks = await load_marks()
+        marks = {} if dry_run else await load_marks()  # a dry run reads everything, and not our database
         async with quick_commits() if not dry_run else nullcontext():
             for entity in entities:
                 if source.has(entity.source):
