@@ -19,6 +19,7 @@ from services.migration.medusa_v1.orders import trade_entities
 from models import DisplaySequence, DraftOrder, Order
 from services.migration.medusa_v1.progress import Progress
 from services.migration.medusa_v1.report import EntityCount, Report
+from services.migration.medusa_v1.schema import is_medusas
 from services.migration.medusa_v1.source import Source, open_source
 from services.migration.medusa_v1.stock import settle_stock
 from services.migration.medusa_v1.target import prepare_target
@@ -30,6 +31,7 @@ __all__ = ["move"]
 BATCH_ROWS = 1000
 ANALYZE_AFTER = 10_000  # rows written: a run that wrote more takes the target's statistics again
 LINK_COLUMNS_NOT_KEPT = "a link row keeps only the two rows it links"
+MEDUSAS_NOT_KEPT = "Medusa's own, not used by this store"
 
 
 async def move(
@@ -262,7 +264,10 @@ def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]
         elif table in JOINED:
             continue
         elif table not in used:
-            report.unknown_tables.append(table)
+            if is_medusas(table):
+                report.left_out[table] = MEDUSAS_NOT_KEPT
+            else:
+                report.unknown_tables.append(table)
         else:
             for column in columns:
                 if column in dropped.get(table, {}):
@@ -271,5 +276,7 @@ def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]
                     continue
                 elif table in links:
                     report.columns_not_kept[f"{table}.{column}"] = LINK_COLUMNS_NOT_KEPT
+                elif is_medusas(table, column):
+                    report.columns_not_kept[f"{table}.{column}"] = MEDUSAS_NOT_KEPT
                 else:
                     report.unknown_columns.append(f"{table}.{column}")

@@ -11,6 +11,10 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 
+from services.migration.medusa_v1.entities import ENTITIES, JOINED
+from services.migration.medusa_v1.orders import trade_entities
+from services.migration.medusa_v1.schema import MEDUSA_1_20, missing
+
 __all__ = ["Source", "SourceError", "open_source", "OLDEST_SUPPORTED", "CORE_MIGRATIONS"]
 
 # Timestamps of Medusa's own migrations up to 1.20.10 (packages/medusa/src/migrations): any other
@@ -78,13 +82,23 @@ class Source:
             if "mikro_orm_migrations" in self.columns:
                 raise SourceError(SourceError.UNSUPPORTED, "this is a Medusa v2 database; only Medusa v1 (1.8 to 1.20) can be moved")
             raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (it has no `migrations` table)")
-        rows = await self.conn.fetch("SELECT timestamp, name FROM migrations")
+        if not {"timestamp", "name"} <= set(self.columns["migrations"]):  # another tool's migrations table
+            raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (its `migrations` table is not Medusa's)")
+        rows = await self.conn.fetch(
+            "SELECT timestamp::text AS timestamp, name::text AS name FROM migrations WHERE timestamp::text ~ '^[0-9]{1,18}$'")
         applied = {int(r["timestamp"]) for r in rows}
         if not applied & CORE_MIGRATIONS or not {"order", "product", "store"} <= set(self.columns):
             raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (none of Medusa's migrations ran in it)")
         if max(applied & CORE_MIGRATIONS) < OLDEST_SUPPORTED:
             raise SourceError(SourceError.UNSUPPORTED, "this Medusa database is older than 1.8; upgrade it to 1.20 with Medusa first")
         self.plugin_migrations = sorted(r["name"] for r in rows if int(r["timestamp"]) not in CORE_MIGRATIONS | MODULE_MIGRATIONS)
+
+    def _check_schema(self) -> None:
+        """Every table and column of Medusa's that the move reads is here: else nothing is written."""
+        lacking = missing(self.columns, _read_by_the_move())
+        if lacking:
+            raise SourceError(SourceError.NOT_MEDUSA, "this Medusa v1 database lacks what the move reads, so nothing was"
+                                                      f" written: {', '.join(lacking)}")
 
     def has(self, table: str, column: str | None = None) -> bool:
         return table in self.columns and (column is None or column in self.columns[table])
@@ -136,6 +150,17 @@ class Source:
                 pending.exception()  # retrieved: a caller that stopped early wants none of it
 
 
+def _read_by_the_move() -> list[tuple[str, set[str]]]:
+    """Each Medusa table the move reads, with the Medusa columns of it that it leaves alone."""
+    read = []
+    for entity in ENTITIES + trade_entities(0):
+        if entity.model is None:  # a link: only the two columns it links
+            read.append((entity.source, MEDUSA_1_20.get(entity.source, frozenset()) - set(entity.columns)))
+        else:
+            read.append((entity.source, set(entity.dropped)))
+    return read + [(table, set()) for table in JOINED]
+
+
 class open_source:
     """`async with open_source(url) as source:` the checked source inside its snapshot."""
 
@@ -156,6 +181,7 @@ class open_source:
             source = Source(self.conn)
             await source._load_catalog()
             await source._check_version()
+            source._check_schema()
             source.snapshot_at = await self.conn.fetchval("SELECT now()")
             self.source = source
             return source
