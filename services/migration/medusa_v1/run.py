@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime
+from collections.abc import Iterable
 from contextlib import aclosing, nullcontext
 from operator import itemgetter
 
@@ -12,6 +13,7 @@ from tortoise.transactions import in_transaction
 
 
 from services.catalog import search_index
+from services.migration.medusa_v1.differences import load_differences
 from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
 from services.migration.medusa_v1.marks import load_marks, save_mark
 from services.migration.medusa_v1.money import check_money
@@ -36,10 +38,11 @@ MEDUSAS_NOT_KEPT = "Medusa's own, not used by this store"
 
 async def move(
     url: str, *, dry_run: bool = False, carts_days: int = 30, batch_rows: int = BATCH_ROWS,
-    progress: Progress | None = None,
+    progress: Progress | None = None, accept: Iterable[str] = (),
 ) -> Report:
     """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`); carts
-    neither ordered nor touched within `carts_days` days stay behind."""
+    neither ordered nor touched within `carts_days` days stay behind. `accept`: money differences
+    the merchant accepts, each a line as a run reported it (differences.py)."""
     progress = progress or Progress()
     started, cpu = time.monotonic(), time.process_time()
     async with open_source(url) as source:
@@ -61,7 +64,9 @@ async def move(
             if sum(e.written for e in report.entities) >= ANALYZE_AFTER:
                 await Target().analyze()
             report.money_checked = True
-            report.money_differences, report.money_orders_checked = await check_money(source, since=marks)
+            again = await load_differences()  # what differed before is checked again, whatever changed
+            found, report.money_orders_checked = await check_money(source, since=marks, again=again)
+            report.money_differences, report.accepted_differences = await again.settle(found, accept, source.snapshot_at)
             report.check_seconds = time.monotonic() - started - report.copy_seconds
             report.check_cpu_seconds = time.process_time() - cpu - report.copy_cpu_seconds
         _account_for_schema(source, report, used, entities)

@@ -130,14 +130,14 @@ class Source:
             out.append(_AS_TEXT[kind].format(column) + f' AS "{name}"' if kind in _AS_TEXT else column)
         return f"SELECT {', '.join(out)} FROM ({sql}) t"
 
-    async def stream(self, sql: str, batch: int) -> AsyncIterator[list[asyncpg.Record]]:
+    async def stream(self, sql: str, batch: int, *args) -> AsyncIterator[list[asyncpg.Record]]:
         """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat).
         The rows are asyncpg's records (read by name or position; not copied into dicts).
         The next batch is asked for while the caller works on this one (the source's server reads
         while ours writes); a caller that stops early closes the stream (`aclosing`) or
         leaves it to the snapshot's end, which waits for that request.
         """
-        cursor = await self.conn.cursor(sql)
+        cursor = await self.conn.cursor(sql, *args)
         pending = self.pending = asyncio.ensure_future(cursor.fetch(batch))
         try:
             while rows := await pending:
