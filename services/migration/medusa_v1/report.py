@@ -33,6 +33,7 @@ class Report:
     left_out: dict[str, str] = field(default_factory=dict)          # Medusa table -> why
     columns_not_kept: dict[str, str] = field(default_factory=dict)  # "table.column" -> why
     unknown_tables: list[str] = field(default_factory=list)
+    collisions: list[str] = field(default_factory=list)  # rows of this store's own that met the shop's, and what was done
     unknown_columns: list[str] = field(default_factory=list)
     plugin_migrations: list[str] = field(default_factory=list)
     copy_seconds: float = 0.0
@@ -58,7 +59,7 @@ class Report:
             ],
             "left_out": self.left_out, "columns_not_kept": self.columns_not_kept,
             "unknown_tables": self.unknown_tables, "unknown_columns": self.unknown_columns,
-            "plugin_migrations": self.plugin_migrations,
+            "plugin_migrations": self.plugin_migrations, "collisions": self.collisions,
             "money_checked": self.money_checked, "money_differences": self.money_differences,
             "accepted_differences": self.accepted_differences,
             "money_orders_checked": self.money_orders_checked,
@@ -83,6 +84,7 @@ class Report:
             out.append(f"columns not kept ({why}): {', '.join(columns)}")
         if self.unknown_tables or self.unknown_columns:
             out.append("not copied, unknown (plugins): " + ", ".join(self.unknown_tables + self.unknown_columns))
+        out += [f"made here, met the shop's: {note}" for note in self.collisions]
         if self.plugin_migrations:
             out.append("plugin migrations in the source: " + ", ".join(self.plugin_migrations))
         if self.money_checked:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from datetime import datetime
 from collections.abc import Iterable
 from contextlib import aclosing, nullcontext
 from operator import itemgetter
 
+from asyncpg.exceptions import IntegrityConstraintViolationError
+from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 
 from services.catalog import search_index
+from services.migration.medusa_v1.collisions import COLLISIONS, OwnRowsCollide
 from services.migration.medusa_v1.differences import load_differences
 from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
 from services.migration.medusa_v1.marks import load_marks, save_mark
@@ -149,7 +153,8 @@ async def _copy(
                 # Written while the next batch is read and mapped (SQLite writes in its own
                 # thread, PostgreSQL in its own process); each batch commits alone, so an
                 # interrupted run keeps what it wrote.
-                write = _write(target, entity, names, values, insert_only=insert_only, check=held)
+                write = _write(target, entity, names, values, report.collisions, source.top_display_id,
+                               insert_only=insert_only, check=held)
                 writing, written = asyncio.ensure_future(write), read
         await landed()
     finally:
@@ -186,18 +191,33 @@ async def _prune(source: Source, entity: Entity, every: str, batch_rows: int, wh
     return await target.prune(entity.target, entity.key, source.keys(listed, entity.key, batch_rows * 10), batch_rows * 10)
 
 
-async def _write(target: Target, entity: Entity, names: list[str], values: list[list], **upsert) -> tuple[int, int]:
+async def _write(
+    target: Target, entity: Entity, names: list[str], values: list[list], collided: list[str], source_top: int,
+    **upsert,
+) -> tuple[int, int]:
     """One batch, committed: how many rows it carried, and how many of them were written (a
-    row as it is here already is not)."""
-    if target.postgres and entity.copy_key:
-        # One statement, committed alone.
-        return len(values), await target.upsert(entity.target, names, entity.key, values, **upsert)
-    # The search index rewrites each product a batch touches once, not once per row.
-    async with in_transaction() as conn, search_index.batch(conn):
-        writer = Target(conn)
-        if entity.copy_key:
-            return len(values), await writer.upsert(entity.target, names, entity.key, values, **upsert)
-        return len(values), await writer.update_by_key(entity.target, names, entity.key, values)
+    row as it is here already is not). Rows of this store's own that collide with the batch's
+    are settled in its transaction (collisions.py), each noted in `collided`."""
+    settle = COLLISIONS.get(entity.source)
+    try:
+        if target.postgres and entity.copy_key and settle is None:
+            # One statement, committed alone.
+            return len(values), await target.upsert(entity.target, names, entity.key, values, **upsert)
+        # The search index rewrites each product a batch touches once, not once per row.
+        async with in_transaction() as conn, search_index.batch(conn):
+            writer = Target(conn)
+            notes, after = await settle(writer, names, values, source_top) if settle else ([], None)
+            if entity.copy_key:
+                written = await writer.upsert(entity.target, names, entity.key, values, **upsert)
+            else:
+                written = await writer.update_by_key(entity.target, names, entity.key, values)
+            if after is not None:
+                await after()
+            collided += notes
+            return len(values), written
+    except (IntegrityError, IntegrityConstraintViolationError, sqlite3.IntegrityError) as exc:
+        raise OwnRowsCollide(f"a row this store made itself blocks Medusa's {entity.source} rows"
+                             f" ({str(exc).splitlines()[0]}); nothing of that batch was written") from None
 
 
 def _unordered(select: str) -> str:

@@ -68,6 +68,7 @@ class Source:
         self.plugin_migrations: list[str] = []
         self.snapshot_at = None  # the source's clock at the snapshot's start (its transaction's now())
         self.pending: asyncio.Future | None = None  # a stream's request for its next rows
+        self.top_display_id = 0  # the highest number of the shop's orders and draft orders
 
     async def _load_catalog(self) -> None:
         rows = await self.conn.fetch(
@@ -183,6 +184,8 @@ class open_source:
             await source._check_version()
             source._check_schema()
             source.snapshot_at = await self.conn.fetchval("SELECT now()")
+            source.top_display_id = await self.conn.fetchval(
+                'SELECT greatest((SELECT max(display_id) FROM "order"), (SELECT max(display_id) FROM draft_order), 0)')
             self.source = source
             return source
         except BaseException:
