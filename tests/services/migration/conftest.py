@@ -45,6 +45,30 @@ def medusa_source():
         _psql(PG_ADMIN_URL, "-c", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture
+async def medusa_copy(medusa_source):
+    """A scratch copy of the fixture shop to spoil, and a function running SQL in it."""
+    import asyncpg
+
+    name = f"medusa_v1_copy_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://", 1))
+    await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{medusa_source.rsplit("/", 1)[1]}"')
+    url = f"{_server}/{name}"
+
+    async def run(sql: str) -> None:
+        conn = await asyncpg.connect(url.replace("postgres://", "postgresql://", 1))
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    try:
+        yield url, run
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
 _IMPORTED: dict[str, object] = {}
 
 

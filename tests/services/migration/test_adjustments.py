@@ -10,7 +10,6 @@ from models import LineItemAdjustment
 from services.migration.medusa_v1 import Progress, move
 from tests.services.migration.conftest import source_fetch
 from tests.services.migration.test_orders import _admin
-from tests.services.migration.test_sources import medusa_copy  # noqa: F401  (a fixture)
 
 
 def _js_round(value: float) -> int:

@@ -7,7 +7,6 @@ from models import Cart, Customer, Order
 from services.migration.medusa_v1 import Progress, move
 from tests.account_factories import guest_order
 from tests.services.migration.conftest import source_fetch
-from tests.services.migration.test_sources import medusa_copy  # noqa: F401  (a fixture)
 
 EMAIL = "early-shopper@example.com"
 MEDUSA_GUEST, MEDUSA_ORDER = "cus_01MEDUSAGUEST0000000000000", "order_01MEDUSALATER0000000000000"

@@ -6,7 +6,6 @@ import io
 from services.migration.medusa_v1 import Progress, move
 from tests.services.migration.conftest import source_fetch
 from tests.services.migration.test_frame import _cli
-from tests.services.migration.test_sources import medusa_copy  # noqa: F401  (a fixture)
 
 # A refund row that says one unit more than its payment records (as a plugin's own SQL could
 # leave it): Medusa's refunded total is its refund rows', ours the payments'. `updated_at` stays.

@@ -1,44 +1,13 @@
 """Sources the move refuses before it writes anything, and Medusa's own optional columns it knows."""
 
 import io
-import uuid
 
-import asyncpg
 import pytest
 
 from models import Currency, Customer, LineItem, MigrationMark, Order, PriceList, Product, Region, ShippingMethod
 from models import ShippingOption
 from services.migration.medusa_v1 import Progress, SourceError, move
-from tests.conftest import PG_ADMIN_URL
 from tests.services.migration.test_frame import _cli
-
-_server = PG_ADMIN_URL.rsplit("/", 1)[0]
-
-
-def _pg(url: str) -> str:
-    return url.replace("postgres://", "postgresql://", 1)
-
-
-@pytest.fixture
-async def medusa_copy(medusa_source):
-    """A scratch copy of the fixture shop to spoil, and a function running SQL in it."""
-    name = f"medusa_v1_copy_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(_pg(PG_ADMIN_URL))
-    await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{medusa_source.rsplit("/", 1)[1]}"')
-    url = f"{_server}/{name}"
-
-    async def run(sql: str) -> None:
-        conn = await asyncpg.connect(_pg(url))
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    try:
-        yield url, run
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 async def _nothing_written() -> bool:
