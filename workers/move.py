@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 import textwrap
+from pathlib import Path
 
 from app.config import Settings
 
@@ -19,11 +20,13 @@ EXIT_CODES = """exit codes:
   3  the source cannot be reached (nothing written)
   4  the source is not a Medusa v1 database (nothing written)
   5  its schema is older than 1.8, or Medusa v2 (nothing written)
-  6  money differs after the copy (each difference listed)
+  6  money differs after the copy (each difference listed, and written to --differences FILE;
+     a later run checks them again until they match or --accept-differences names them)
   7  the target already holds a shop of its own: move into a new database (--target)
 
 environment: DATABASE_URL (the target, unless --target), INVENTORY_LOCATIONS (the moved variants
   counted by location), COMMERCE_ENV, LOG_LEVEL, LOG_FORMAT"""
+DIFFERENCES_FILE = "medusa-v1-differences.txt"
 
 
 def add_import_parser(sub) -> None:
@@ -48,21 +51,38 @@ def add_import_parser(sub) -> None:
     m.add_argument("--dry-run", action="store_true", help="read and check everything, write nothing")
     m.add_argument("--carts-days", type=int, default=30,
                    help="carts touched within this many days come along (default 30)")
+    m.add_argument("--differences", default=DIFFERENCES_FILE, metavar="FILE",
+                   help=f"where a run that finds money differing lists them, one a line (default {DIFFERENCES_FILE})")
+    m.add_argument("--accept-differences", metavar="FILE",
+                   help="accept the money differences this file lists (one a line, as a run wrote them): each that is"
+                        " found again as it is there no longer fails the move")
 
 
 def run_import(settings: Settings, args, migrate, with_db, stock_by_location) -> None:
     """Exit 0 when everything was moved; the source's kind of failure (3 unreachable, 4 not Medusa
-    v1, 5 unsupported version, 6 money differs after the copy, 7 target holds a shop of its own) with one line otherwise.
+    v1, 5 unsupported version, 6 money differs after the copy, now or in an earlier run, unless
+    accepted, 7 target holds a shop of its own) with one line otherwise.
     `migrate`, `with_db` and `stock_by_location` are the CLI's own (readying the target as every
     command does, and counting the moved variants by location when INVENTORY_LOCATIONS is on)."""
     from services.migration.medusa_v1 import SourceError, move
 
+    accept: list[str] = []
+    if args.accept_differences:
+        try:
+            accept = Path(args.accept_differences).read_text().splitlines()
+        except OSError as e:
+            print(f"commerce import: cannot read the differences to accept: {e}", file=sys.stderr)
+            sys.exit(2)
+
     async def run():
-        if args.dry_run:  # the target need not even exist: nothing is written to it
+        if args.dry_run:  # the target need not even exist: nothing is written to it, nor read
+            from tortoise import Tortoise
+
+            Tortoise.init_models(["models"], "models")  # the mapping reads our models' columns; no connection
             return await move(args.url, dry_run=True, carts_days=args.carts_days)
         await _check_source(args.url)  # before migrate: a bad source leaves the target untouched
         await migrate(settings)
-        report = await with_db(settings, lambda: move(args.url, carts_days=args.carts_days))
+        report = await with_db(settings, lambda: move(args.url, carts_days=args.carts_days, accept=accept))
         await stock_by_location(settings)
         return report
 
@@ -76,6 +96,10 @@ def run_import(settings: Settings, args, migrate, with_db, stock_by_location) ->
     for line in report.lines():
         print(line)
     if report.money_differences:
+        Path(args.differences).write_text("".join(f"{line}\n" for line in report.money_differences))
+        print(f"commerce import: money differs for {len(report.money_differences)} orders or gift cards (listed above and"
+              f" in {args.differences}); every run checks them again: fix them in Medusa and run again, or accept"
+              f" each with --accept-differences {args.differences}", file=sys.stderr)
         sys.exit(MONEY_DIFFERS)
 
 

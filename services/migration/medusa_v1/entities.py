@@ -63,6 +63,7 @@ LEFT_OUT = {
     "notification_provider": "providers are configured here, not copied",
     "discount_rule_products": "Medusa's legacy product list of a rule, replaced by discount conditions",
     "payment_collection_sessions": "sessions of payment collections are made anew when a payment is asked for",
+    "order_sales_channel": "Medusa's v2-flag copy of each order's sales_channel_id, which comes along",
 }
 
 
@@ -178,7 +179,8 @@ ENTITIES: tuple[Entity, ...] = (
     # every run, so such a move arrives on a re-run.
     Entity("product shipping profiles", "product_shipping_profile", Product, copy_key=False, only=("profile_id",),
            select=_plain("product_shipping_profile", "product_id"), reads=("product_id",),
-           derive={"id": lambda row: row["product_id"]}),
+           derive={"id": lambda row: row["product_id"]},
+           dropped={c: "a link row keeps only the two rows it links" for c in ("created_at", "updated_at", "deleted_at")}),
     link("product tags (links)", "product_tags", "product_id", "product_tag_id"),
     link("product images", "product_images", "product_id", "image_id"),
     link("product channels", "product_sales_channel", "product_id", "sales_channel_id"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from models import MigrationMark
+from services.migration.medusa_v1.differences import MARK_PREFIXES
 
 __all__ = ["MARGIN", "load_marks", "save_mark"]
 
@@ -18,7 +19,8 @@ MARGIN = timedelta(minutes=10)
 
 async def load_marks() -> dict[str, datetime]:
     """Entity name -> the source time from which its rows must be read again."""
-    return {m.entity: m.snapshot_at - MARGIN for m in await MigrationMark.all()}
+    marks = await MigrationMark.all()
+    return {m.entity: m.snapshot_at - MARGIN for m in marks if not m.entity.startswith(MARK_PREFIXES)}
 
 
 async def save_mark(entity: str, table: str, snapshot_at: datetime, high_water: datetime | None) -> None:

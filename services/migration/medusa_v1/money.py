@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from models import GiftCard
+from services.migration.medusa_v1.differences import Differences
 from services.migration.medusa_v1.source import Source
 from services.orders.totals_rows import load_totals
 
@@ -40,22 +41,30 @@ FROM "order" o {where} ORDER BY o.id
 
 
 def _changed(since: dict[str, datetime] | None, tables: dict[str, str], alias: str) -> str:
+    """The condition (on `alias`) of rows one of `tables` changed since the marks, or that $1
+    lists (they differed before); "" on a first (or interrupted) run, which checks everything."""
     if not since or not all(name in since for name in tables):
-        return ""  # a first (or interrupted) run checks everything
+        return ""
     stamp = "'{}'::timestamptz"
-    return "WHERE " + " OR ".join(
+    return "WHERE " + " OR ".join([
         f"EXISTS (SELECT 1 FROM {table} = {alias}.id AND x.updated_at >= {stamp.format(since[name].isoformat())})"
         for name, table in tables.items()
-    )
+    ] + [f"{alias}.id = ANY($1::text[])"])
 
 
-async def check_money(source: Source, batch_rows: int = CHUNK, since: dict[str, datetime] | None = None) -> tuple[list[str], int]:
+async def check_money(
+    source: Source, batch_rows: int = CHUNK, since: dict[str, datetime] | None = None,
+    again: Differences | None = None,
+) -> tuple[list[str], int]:
     """One line per difference (none: the money arrived whole), and how many orders were checked.
-    With `since` (the last run's marks), only orders and gift cards changed since are checked."""
+    With `since` (the last run's marks), only orders and gift cards changed since are checked,
+    and those that differed before (`again`) whatever changed."""
     differences: list[str] = []
     checked = 0
-    orders = ORDER_FIGURES.format(where=_changed(since, FIGURES_FROM, "o"))
-    async for rows in source.stream(orders, batch_rows):
+    where = _changed(since, FIGURES_FROM, "o")
+    orders = ORDER_FIGURES.format(where=where)
+    args = [again.to_check("order") if again else []] if where else []
+    async for rows in source.stream(orders, batch_rows, *args):
         checked += len(rows)
         totals = await load_totals([r["id"] for r in rows])
         for row in rows:
@@ -71,7 +80,8 @@ async def check_money(source: Source, batch_rows: int = CHUNK, since: dict[str, 
                 for name, theirs, mine in figures if theirs != mine
             ]
     cards = _changed(since, {"gift cards": "gift_card x WHERE x.id"}, "g")
-    async for rows in source.stream(f"SELECT g.id, g.balance FROM gift_card g {cards} ORDER BY g.id", batch_rows):
+    args = [again.to_check("gift card") if again else []] if cards else []
+    async for rows in source.stream(f"SELECT g.id, g.balance FROM gift_card g {cards} ORDER BY g.id", batch_rows, *args):
         balances = dict(await GiftCard.filter(id__in=[r["id"] for r in rows]).values_list("id", "balance"))
         differences += [
             f"gift card {r['id']}: balance {r['balance']} in Medusa, {balances.get(r['id'], 'missing')} here"

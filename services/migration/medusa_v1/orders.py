@@ -13,6 +13,7 @@ from models import (
     PaymentCollection, PaymentSession, Refund, Return, ReturnItem, ShippingMethod, ShippingMethodTaxLine, Swap,
     TrackingLink,
 )
+from services.migration.medusa_v1.adjustments import adjustments_select
 from services.migration.medusa_v1.entities import Entity, link
 
 __all__ = ["trade_entities", "CART_FILTER"]
@@ -84,9 +85,13 @@ def trade_entities(carts_days: int) -> tuple[Entity, ...]:
         Entity("claims", "claim_order", ClaimOrder),
         Entity("returns", "return", Return),
         Entity("order edits", "order_edit", OrderEdit),
-        Entity("line items", "line_item", LineItem, select=of_kept_carts("line_item"), skipped_by_design=old_carts, prune=True),
+        Entity("line items", "line_item", LineItem, select=of_kept_carts("line_item"), skipped_by_design=old_carts, prune=True,
+               dropped={"product_id": "a line's product is its variant's (Medusa's v2 flag keeps it on the line too)"}),
+        # Medusa's fractions of a discount, in whole units as its totals read them (adjustments.py).
         Entity("line item adjustments", "line_item_adjustment", LineItemAdjustment,
-               select=items_of_kept("line_item_adjustment"), skipped_by_design=old_carts, prune=True),
+               select=lambda source: adjustments_select(f"li.cart_id IS NULL OR {kept('li.cart_id')}"),
+               adds=("line_subtotal", "whole", "whole_amount"), derive={"amount": lambda row: row["whole_amount"]},
+               skipped_by_design=old_carts, prune=True),
         Entity("line item tax lines", "line_item_tax_line", LineItemTaxLine,
                select=items_of_kept("line_item_tax_line"), skipped_by_design=old_carts, prune=True),
         Entity("shipping methods", "shipping_method", ShippingMethod, select=of_kept_carts("shipping_method"),

@@ -33,6 +33,7 @@ class Report:
     left_out: dict[str, str] = field(default_factory=dict)          # Medusa table -> why
     columns_not_kept: dict[str, str] = field(default_factory=dict)  # "table.column" -> why
     unknown_tables: list[str] = field(default_factory=list)
+    collisions: list[str] = field(default_factory=list)  # rows of this store's own that met the shop's, and what was done
     unknown_columns: list[str] = field(default_factory=list)
     plugin_migrations: list[str] = field(default_factory=list)
     copy_seconds: float = 0.0
@@ -40,7 +41,8 @@ class Report:
     copy_cpu_seconds: float = 0.0  # this process's CPU (all its threads: SQLite writes in one of its own)
     check_cpu_seconds: float = 0.0
     money_checked: bool = False
-    money_differences: list[str] = field(default_factory=list)
+    money_differences: list[str] = field(default_factory=list)  # unresolved: the move exits 6
+    accepted_differences: list[str] = field(default_factory=list)  # found again, accepted by the merchant
     money_orders_checked: int = 0  # a re-run checks only the orders changed since the last
 
     def entity(self, name: str) -> EntityCount:
@@ -57,8 +59,9 @@ class Report:
             ],
             "left_out": self.left_out, "columns_not_kept": self.columns_not_kept,
             "unknown_tables": self.unknown_tables, "unknown_columns": self.unknown_columns,
-            "plugin_migrations": self.plugin_migrations,
+            "plugin_migrations": self.plugin_migrations, "collisions": self.collisions,
             "money_checked": self.money_checked, "money_differences": self.money_differences,
+            "accepted_differences": self.accepted_differences,
             "money_orders_checked": self.money_orders_checked,
         }
 
@@ -70,7 +73,7 @@ class Report:
             skipped = "; ".join(f"{n} {reason}" for reason, n in e.skipped.items()) or "0"
             if e.since is not None:
                 skipped += f"; {e.unchanged} unchanged since the last run (changed since {e.since:%Y-%m-%d %H:%M} copied)"
-            if e.copied > e.written:
+            if e.copied > e.written and not self.dry_run:
                 skipped += f"; {e.copied - e.written} of those copied were here as they are (not written)"
             if e.removed:
                 skipped += f"; {e.removed} removed (deleted in Medusa)"
@@ -81,12 +84,15 @@ class Report:
             out.append(f"columns not kept ({why}): {', '.join(columns)}")
         if self.unknown_tables or self.unknown_columns:
             out.append("not copied, unknown (plugins): " + ", ".join(self.unknown_tables + self.unknown_columns))
+        out += [f"made here, met the shop's: {note}" for note in self.collisions]
         if self.plugin_migrations:
             out.append("plugin migrations in the source: " + ", ".join(self.plugin_migrations))
         if self.money_checked:
+            out += [f"accepted difference: {d}" for d in self.accepted_differences]
             out += [f"MONEY DIFFERS: {d}" for d in self.money_differences] or [
                 f"money check: the total, paid and refunded amounts of {self.money_orders_checked} orders (all, or those"
-                " changed since the last run) and the gift cards' balances match"
+                " changed since the last run and those that differed) and the gift cards' balances match"
+                + (" but for the accepted differences" if self.accepted_differences else "")
             ]
         return out
 

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from datetime import datetime
+from collections.abc import Iterable
 from contextlib import aclosing, nullcontext
 from operator import itemgetter
 
+from asyncpg.exceptions import IntegrityConstraintViolationError
+from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 
 from services.catalog import search_index
+from services.migration.medusa_v1.collisions import COLLISIONS, OwnRowsCollide
+from services.migration.medusa_v1.differences import load_differences
 from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, Entity
 from services.migration.medusa_v1.marks import load_marks, save_mark
 from services.migration.medusa_v1.money import check_money
@@ -19,6 +25,7 @@ from services.migration.medusa_v1.orders import trade_entities
 from models import DisplaySequence, DraftOrder, Order
 from services.migration.medusa_v1.progress import Progress
 from services.migration.medusa_v1.report import EntityCount, Report
+from services.migration.medusa_v1.schema import is_medusas
 from services.migration.medusa_v1.source import Source, open_source
 from services.migration.medusa_v1.stock import settle_stock
 from services.migration.medusa_v1.target import prepare_target
@@ -30,14 +37,16 @@ __all__ = ["move"]
 BATCH_ROWS = 1000
 ANALYZE_AFTER = 10_000  # rows written: a run that wrote more takes the target's statistics again
 LINK_COLUMNS_NOT_KEPT = "a link row keeps only the two rows it links"
+MEDUSAS_NOT_KEPT = "Medusa's own, not used by this store"
 
 
 async def move(
     url: str, *, dry_run: bool = False, carts_days: int = 30, batch_rows: int = BATCH_ROWS,
-    progress: Progress | None = None,
+    progress: Progress | None = None, accept: Iterable[str] = (),
 ) -> Report:
     """Copy the Medusa v1 shop at `url` into our database (nothing written when `dry_run`); carts
-    neither ordered nor touched within `carts_days` days stay behind."""
+    neither ordered nor touched within `carts_days` days stay behind. `accept`: money differences
+    the merchant accepts, each a line as a run reported it (differences.py)."""
     progress = progress or Progress()
     started, cpu = time.monotonic(), time.process_time()
     async with open_source(url) as source:
@@ -46,7 +55,7 @@ async def move(
             await prepare_target(source)
         used: dict[str, set[str]] = {}
         entities = ENTITIES + trade_entities(carts_days)
-        marks = await load_marks()
+        marks = {} if dry_run else await load_marks()  # a dry run reads everything, and not our database
         async with quick_commits() if not dry_run else nullcontext():
             for entity in entities:
                 if source.has(entity.source):
@@ -59,7 +68,9 @@ async def move(
             if sum(e.written for e in report.entities) >= ANALYZE_AFTER:
                 await Target().analyze()
             report.money_checked = True
-            report.money_differences, report.money_orders_checked = await check_money(source, since=marks)
+            again = await load_differences()  # what differed before is checked again, whatever changed
+            found, report.money_orders_checked = await check_money(source, since=marks, again=again)
+            report.money_differences, report.accepted_differences = await again.settle(found, accept, source.snapshot_at)
             report.check_seconds = time.monotonic() - started - report.copy_seconds
             report.check_cpu_seconds = time.process_time() - cpu - report.copy_cpu_seconds
         _account_for_schema(source, report, used, entities)
@@ -142,7 +153,8 @@ async def _copy(
                 # Written while the next batch is read and mapped (SQLite writes in its own
                 # thread, PostgreSQL in its own process); each batch commits alone, so an
                 # interrupted run keeps what it wrote.
-                write = _write(target, entity, names, values, insert_only=insert_only, check=held)
+                write = _write(target, entity, names, values, report.collisions, source.top_display_id,
+                               insert_only=insert_only, check=held)
                 writing, written = asyncio.ensure_future(write), read
         await landed()
     finally:
@@ -179,18 +191,33 @@ async def _prune(source: Source, entity: Entity, every: str, batch_rows: int, wh
     return await target.prune(entity.target, entity.key, source.keys(listed, entity.key, batch_rows * 10), batch_rows * 10)
 
 
-async def _write(target: Target, entity: Entity, names: list[str], values: list[list], **upsert) -> tuple[int, int]:
+async def _write(
+    target: Target, entity: Entity, names: list[str], values: list[list], collided: list[str], source_top: int,
+    **upsert,
+) -> tuple[int, int]:
     """One batch, committed: how many rows it carried, and how many of them were written (a
-    row as it is here already is not)."""
-    if target.postgres and entity.copy_key:
-        # One statement, committed alone.
-        return len(values), await target.upsert(entity.target, names, entity.key, values, **upsert)
-    # The search index rewrites each product a batch touches once, not once per row.
-    async with in_transaction() as conn, search_index.batch(conn):
-        writer = Target(conn)
-        if entity.copy_key:
-            return len(values), await writer.upsert(entity.target, names, entity.key, values, **upsert)
-        return len(values), await writer.update_by_key(entity.target, names, entity.key, values)
+    row as it is here already is not). Rows of this store's own that collide with the batch's
+    are settled in its transaction (collisions.py), each noted in `collided`."""
+    settle = COLLISIONS.get(entity.source)
+    try:
+        if target.postgres and entity.copy_key and settle is None:
+            # One statement, committed alone.
+            return len(values), await target.upsert(entity.target, names, entity.key, values, **upsert)
+        # The search index rewrites each product a batch touches once, not once per row.
+        async with in_transaction() as conn, search_index.batch(conn):
+            writer = Target(conn)
+            notes, after = await settle(writer, names, values, source_top) if settle else ([], None)
+            if entity.copy_key:
+                written = await writer.upsert(entity.target, names, entity.key, values, **upsert)
+            else:
+                written = await writer.update_by_key(entity.target, names, entity.key, values)
+            if after is not None:
+                await after()
+            collided += notes
+            return len(values), written
+    except (IntegrityError, IntegrityConstraintViolationError, sqlite3.IntegrityError) as exc:
+        raise OwnRowsCollide(f"a row this store made itself blocks Medusa's {entity.source} rows"
+                             f" ({str(exc).splitlines()[0]}); nothing of that batch was written") from None
 
 
 def _unordered(select: str) -> str:
@@ -262,7 +289,10 @@ def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]
         elif table in JOINED:
             continue
         elif table not in used:
-            report.unknown_tables.append(table)
+            if is_medusas(table):
+                report.left_out[table] = MEDUSAS_NOT_KEPT
+            else:
+                report.unknown_tables.append(table)
         else:
             for column in columns:
                 if column in dropped.get(table, {}):
@@ -271,5 +301,7 @@ def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]
                     continue
                 elif table in links:
                     report.columns_not_kept[f"{table}.{column}"] = LINK_COLUMNS_NOT_KEPT
+                elif is_medusas(table, column):
+                    report.columns_not_kept[f"{table}.{column}"] = MEDUSAS_NOT_KEPT
                 else:
                     report.unknown_columns.append(f"{table}.{column}")

@@ -11,6 +11,10 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 
+from services.migration.medusa_v1.entities import ENTITIES, JOINED
+from services.migration.medusa_v1.orders import trade_entities
+from services.migration.medusa_v1.schema import MEDUSA_1_20, missing
+
 __all__ = ["Source", "SourceError", "open_source", "OLDEST_SUPPORTED", "CORE_MIGRATIONS"]
 
 # Timestamps of Medusa's own migrations up to 1.20.10 (packages/medusa/src/migrations): any other
@@ -64,6 +68,7 @@ class Source:
         self.plugin_migrations: list[str] = []
         self.snapshot_at = None  # the source's clock at the snapshot's start (its transaction's now())
         self.pending: asyncio.Future | None = None  # a stream's request for its next rows
+        self.top_display_id = 0  # the highest number of the shop's orders and draft orders
 
     async def _load_catalog(self) -> None:
         rows = await self.conn.fetch(
@@ -78,13 +83,23 @@ class Source:
             if "mikro_orm_migrations" in self.columns:
                 raise SourceError(SourceError.UNSUPPORTED, "this is a Medusa v2 database; only Medusa v1 (1.8 to 1.20) can be moved")
             raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (it has no `migrations` table)")
-        rows = await self.conn.fetch("SELECT timestamp, name FROM migrations")
+        if not {"timestamp", "name"} <= set(self.columns["migrations"]):  # another tool's migrations table
+            raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (its `migrations` table is not Medusa's)")
+        rows = await self.conn.fetch(
+            "SELECT timestamp::text AS timestamp, name::text AS name FROM migrations WHERE timestamp::text ~ '^[0-9]{1,18}$'")
         applied = {int(r["timestamp"]) for r in rows}
         if not applied & CORE_MIGRATIONS or not {"order", "product", "store"} <= set(self.columns):
             raise SourceError(SourceError.NOT_MEDUSA, "this is not a Medusa v1 database (none of Medusa's migrations ran in it)")
         if max(applied & CORE_MIGRATIONS) < OLDEST_SUPPORTED:
             raise SourceError(SourceError.UNSUPPORTED, "this Medusa database is older than 1.8; upgrade it to 1.20 with Medusa first")
         self.plugin_migrations = sorted(r["name"] for r in rows if int(r["timestamp"]) not in CORE_MIGRATIONS | MODULE_MIGRATIONS)
+
+    def _check_schema(self) -> None:
+        """Every table and column of Medusa's that the move reads is here: else nothing is written."""
+        lacking = missing(self.columns, _read_by_the_move())
+        if lacking:
+            raise SourceError(SourceError.NOT_MEDUSA, "this Medusa v1 database lacks what the move reads, so nothing was"
+                                                      f" written: {', '.join(lacking)}")
 
     def has(self, table: str, column: str | None = None) -> bool:
         return table in self.columns and (column is None or column in self.columns[table])
@@ -116,14 +131,14 @@ class Source:
             out.append(_AS_TEXT[kind].format(column) + f' AS "{name}"' if kind in _AS_TEXT else column)
         return f"SELECT {', '.join(out)} FROM ({sql}) t"
 
-    async def stream(self, sql: str, batch: int) -> AsyncIterator[list[asyncpg.Record]]:
+    async def stream(self, sql: str, batch: int, *args) -> AsyncIterator[list[asyncpg.Record]]:
         """Rows of `sql` in lists of `batch`, through a server-side cursor (memory stays flat).
         The rows are asyncpg's records (read by name or position; not copied into dicts).
         The next batch is asked for while the caller works on this one (the source's server reads
         while ours writes); a caller that stops early closes the stream (`aclosing`) or
         leaves it to the snapshot's end, which waits for that request.
         """
-        cursor = await self.conn.cursor(sql)
+        cursor = await self.conn.cursor(sql, *args)
         pending = self.pending = asyncio.ensure_future(cursor.fetch(batch))
         try:
             while rows := await pending:
@@ -134,6 +149,17 @@ class Source:
                 await asyncio.wait([pending])
             if not pending.cancelled():
                 pending.exception()  # retrieved: a caller that stopped early wants none of it
+
+
+def _read_by_the_move() -> list[tuple[str, set[str]]]:
+    """Each Medusa table the move reads, with the Medusa columns of it that it leaves alone."""
+    read = []
+    for entity in ENTITIES + trade_entities(0):
+        if entity.model is None:  # a link: only the two columns it links
+            read.append((entity.source, MEDUSA_1_20.get(entity.source, frozenset()) - set(entity.columns)))
+        else:
+            read.append((entity.source, set(entity.dropped)))
+    return read + [(table, set()) for table in JOINED]
 
 
 class open_source:
@@ -156,7 +182,10 @@ class open_source:
             source = Source(self.conn)
             await source._load_catalog()
             await source._check_version()
+            source._check_schema()
             source.snapshot_at = await self.conn.fetchval("SELECT now()")
+            source.top_display_id = await self.conn.fetchval(
+                'SELECT greatest((SELECT max(display_id) FROM "order"), (SELECT max(display_id) FROM draft_order), 0)')
             self.source = source
             return source
         except BaseException:

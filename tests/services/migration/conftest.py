@@ -23,10 +23,8 @@ FIXTURE = Path(os.environ.get(
 INCLUSIVE_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures/medusa_inclusive/medusa-inclusive.sql.gz"
 _server = PG_ADMIN_URL.rsplit("/", 1)[0]
 
-
 def _psql(*args: str, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(["psql", "-v", "ON_ERROR_STOP=1", "-q", *args], check=True, capture_output=True, **kwargs)
-
 
 def _restored(fixture: Path):
     """The URL of a fresh copy of a Medusa database dump, dropped when the generator ends."""
@@ -45,21 +43,40 @@ def _restored(fixture: Path):
     finally:
         _psql(PG_ADMIN_URL, "-c", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
-
 @pytest.fixture(scope="session")
 def medusa_source():
     """The URL of a fresh copy of the fixture shop, dropped at the end of the session."""
     yield from _restored(FIXTURE)
 
+@pytest.fixture
+async def medusa_copy(medusa_source):
+    """A scratch copy of the fixture shop to spoil, and a function running SQL in it."""
+    import asyncpg
+
+    name = f"medusa_v1_copy_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://", 1))
+    await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{medusa_source.rsplit("/", 1)[1]}"')
+    url = f"{_server}/{name}"
+
+    async def run(sql: str) -> None:
+        conn = await asyncpg.connect(url.replace("postgres://", "postgresql://", 1))
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    try:
+        yield url, run
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
 
 @pytest.fixture(scope="session")
 def medusa_inclusive_source():
     """The URL of a fresh copy of the tax-inclusive shop, dropped at the end of the session."""
     yield from _restored(INCLUSIVE_FIXTURE)
 
-
 _IMPORTED: dict[str, tuple[object, object]] = {}  # source URL -> (snapshot of the moved store, report)
-
 
 async def _moved(source: str):
     """`source` moved into this leg's store; its report. Moved once, then put back."""
@@ -79,18 +96,15 @@ async def _moved(source: str):
     forget_default_channel()
     return report
 
-
 @pytest.fixture
 async def imported(medusa_source):
     """The fixture shop moved into this leg's store; its report. Moved once, then put back."""
     return await _moved(medusa_source)
 
-
 @pytest.fixture
 async def imported_inclusive(medusa_inclusive_source):
     """The tax-inclusive shop moved into this leg's store; its report. Moved once, then put back."""
     return await _moved(medusa_inclusive_source)
-
 
 async def source_fetch(url: str, sql: str, *args):
     import asyncpg

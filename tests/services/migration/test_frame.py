@@ -74,6 +74,16 @@ async def test_the_move_reports_each_entity_and_what_it_leaves_out(imported):
     assert "customers" in lines and "idempotency_key" in lines
 
 
+def test_a_dry_run_from_the_command_line_reads_everything_and_leaves_the_target_untouched(medusa_source, tmp_path):
+    target = tmp_path / "never.sqlite3"
+    done = _cli("--from", medusa_source, "--dry-run", database_url=f"sqlite://{target}")
+    assert done.returncode == 0, done.stderr
+    customers = next(line for line in done.stdout.splitlines() if line.startswith("customers "))
+    assert customers.split()[1:3] == ["184", "184"] and "not written" not in done.stdout
+    assert "unknown (plugins)" not in done.stdout  # our models' columns, foreign keys among them, were all mapped
+    assert not target.exists()
+
+
 async def test_progress_says_entity_rows_done_of_total_and_rate(medusa_source):
     out = io.StringIO()
     await move(medusa_source, dry_run=True, progress=Progress(out))
