@@ -1,29 +1,26 @@
-"""What a return gives back (reference orders §8.2): each line's share for the units returned
-(its price less its per-unit share of the line's discount, plus the line's taxes, each rounded as
-Medusa v1 rounds them), less what shipping the return back costs with its tax."""
+"""What a return gives back: each line's share for the units returned (its price, without the
+tax a tax-inclusive price holds, less its per-unit share of the line's discount, plus the line's
+taxes, each rounded as Medusa v1's `getLineItemRefund` rounds them:
+services.carts.totals.line_refund), less what shipping the return back costs with its tax."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
 from models import LineItem
-from services.carts.totals import round_half_up
+from services.carts.totals import ItemInput, line_refund as refund_of, round_half_up
 from services.orders.view import OrderView
 
 __all__ = ["line_refund", "items_refund", "shipping_cost"]
 
 
 def line_refund(view: OrderView, item: LineItem, quantity: int) -> int:
-    discount = Fraction(0)
-    if item.allow_discounts:
-        adjusted = sum(a.amount for a in view.adjustments[item.id])
-        discount = Fraction(adjusted, item.quantity) * quantity
-    subtotal = Fraction(item.unit_price * quantity) - discount
+    discount = sum(a.amount for a in view.adjustments[item.id]) if item.allow_discounts else 0
     legacy = view.order.tax_rate
-    if legacy is not None:
-        return round_half_up(subtotal * (1 + Fraction(str(legacy)) / 100))
-    tax = sum(round_half_up(subtotal * Fraction(str(t.rate)) / 100) for t in view.item_tax_lines[item.id])
-    return round_half_up(subtotal) + tax
+    rates = (legacy,) if legacy is not None else tuple(t.rate for t in view.item_tax_lines[item.id])
+    unit_discount = round_half_up(Fraction(discount, item.quantity)) if item.quantity else 0
+    return refund_of(ItemInput(item.id, item.unit_price, quantity, rates, includes_tax=item.includes_tax),
+                     unit_discount)
 
 
 def items_refund(view: OrderView, quantities: dict[str, int]) -> int:
