@@ -28,6 +28,7 @@ from functools import lru_cache
 from math import floor
 
 from services.core.errors import InvalidData
+from services.regions.taxes import rate_sum, tax_in_price
 
 __all__ = [
     "MAX_AMOUNT", "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
@@ -65,18 +66,6 @@ def round_half_up(value: Fraction) -> int:
 def _percent(rate: float) -> Fraction:
     """The rate's decimal text taken exactly (12.5, not the float nearest to it), over 100."""
     return Fraction(str(rate)) / 100
-
-
-def _rates_sum(rates) -> Fraction:
-    return sum((Fraction(str(r)) for r in rates), Fraction(0))
-
-
-def tax_in_price(price: int, rate: Fraction) -> int:
-    """The tax a tax-inclusive `price` holds at `rate` percent (exact): `price × rate / (100 + rate)`,
-    rounded half up (Medusa's `calculatePriceTaxAmount` with `includesTax`)."""
-    if not rate or not price:
-        return 0
-    return round_half_up(price * rate / (100 + rate))
 
 
 def tax_on(amount: int, rate: float) -> int:
@@ -148,7 +137,7 @@ class CartTotals:
 
 def item_totals(item: ItemInput) -> ItemTotals:
     price = check_amount("unit_price × quantity", item.unit_price * item.quantity)
-    held = tax_in_price(item.unit_price, _rates_sum(item.tax_rates)) if item.includes_tax else 0
+    held = tax_in_price(item.unit_price, rate_sum(item.tax_rates)) if item.includes_tax else 0
     taxable = check_amount("unit_price × quantity", (item.unit_price - held) * item.quantity)
     tax = original_tax = 0
     for rate in item.tax_rates:
@@ -225,6 +214,6 @@ def line_refund(item: ItemInput, unit_discount: int) -> int:
     the units' price without the tax an inclusive price holds, less `unit_discount` (minor units,
     the line's discount over its ordered quantity, rounded) per unit, plus each tax line's tax on
     that, rounded per line."""
-    held = tax_in_price(item.unit_price, _rates_sum(item.tax_rates)) if item.includes_tax else 0
+    held = tax_in_price(item.unit_price, rate_sum(item.tax_rates)) if item.includes_tax else 0
     subtotal = (item.unit_price - held - unit_discount) * item.quantity
     return subtotal + sum(tax_on(subtotal, rate) for rate in item.tax_rates)
