@@ -129,7 +129,8 @@ async def _shipping_tax_lines(order: Order, option: ShippingOption) -> list[TaxL
 
 async def _ship_back(ret: Return, option: ShippingOption, price: int, tax_lines: list[TaxLine]) -> None:
     """The return's shipping method, its tax lines, and the provider's return shipment."""
-    method = await ShippingMethod.create(return_id=ret.id, shipping_option_id=option.id, price=price, data={})
+    method = await ShippingMethod.create(return_id=ret.id, shipping_option_id=option.id, price=price, data={},
+                                        includes_tax=option.includes_tax)
     await ShippingMethodTaxLine.bulk_create([
         ShippingMethodTaxLine(shipping_method_id=method.id, rate=line.rate, name=line.name, code=line.code)
         for line in tax_lines

@@ -89,9 +89,15 @@ async def price_options(options: list[ShippingOption]) -> list[PricedOption]:
         amount = option.amount
         region = regions.get(option.region_id)
         lines = option_lines(region, overrides, option.id) if region and region.automatic_taxes else []
-        tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines])
-        out.append(PricedOption(option, amount, lines, tax, (amount or 0) + tax))
+        out.append(_priced(option, amount, lines))
     return out
+
+
+def _priced(option: ShippingOption, amount: int | None, lines: list) -> PricedOption:
+    """The option with its tax and its price with tax, as Medusa's PricingService prices a
+    shipping option: an option whose amount includes tax holds its tax rather than adding it."""
+    tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines], option.includes_tax)
+    return PricedOption(option, amount, lines, tax, (amount or 0) + (0 if option.includes_tax else tax))
 
 
 async def list_shipping_options(
@@ -139,8 +145,7 @@ async def _priced_in_region(options: list[ShippingOption], region: Region) -> li
     for option in options:
         amount = option.amount
         lines = option_lines(region, overrides, option.id) if overrides is not None else []
-        tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines])
-        out.append(PricedOption(option, amount, lines, tax, (amount or 0) + tax))
+        out.append(_priced(option, amount, lines))
     return out
 
 
@@ -178,7 +183,8 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
         if same_profile:
             await ShippingMethod.filter(id__in=same_profile).delete()
         method = await ShippingMethod.create(
-            cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {})
+            cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {},
+            includes_tax=option.includes_tax)
         object.__setattr__(method, "_shipping_option", option)
         rows.shipping_methods = [m for m in rows.shipping_methods if m.id not in same_profile] + [method]
         rows.method_tax_lines = {m.id: rows.method_tax_lines.get(m.id, []) for m in rows.shipping_methods}
