@@ -8,8 +8,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from models import LineItem
-from services.carts.totals import ItemInput, line_refund as refund_of, round_half_up
+from services.carts.totals import ItemInput, line_refund as refund_of, round_half_up, tax_on
 from services.orders.view import OrderView
+from services.regions.taxes import rate_sum, tax_in_price
 
 __all__ = ["line_refund", "items_refund", "shipping_cost"]
 
@@ -29,8 +30,10 @@ def items_refund(view: OrderView, quantities: dict[str, int]) -> int:
     return sum(line_refund(view, lines[item_id], n) for item_id, n in quantities.items())
 
 
-def shipping_cost(price: int, rates: list[float], legacy_rate: float | None) -> int:
-    """A return shipment's price with its tax (the order's own rate when it has one)."""
-    if legacy_rate is not None:
-        return price + round_half_up(Fraction(price) * Fraction(str(legacy_rate)) / 100)
-    return price + sum(round_half_up(Fraction(price) * Fraction(str(r)) / 100) for r in rates)
+def shipping_cost(price: int, rates: list[float], legacy_rate: float | None, includes_tax: bool = False) -> int:
+    """A return shipment's price with its tax (the order's own rate when it has one), as Medusa's
+    ReturnService counts it: an inclusive price first gives up the tax it holds, then each tax
+    line's tax on the rest is added, rounded per line."""
+    rates = [legacy_rate] if legacy_rate is not None else rates
+    net = price - (tax_in_price(price, rate_sum(rates)) if includes_tax else 0)
+    return net + sum(tax_on(net, r) for r in rates)

@@ -98,7 +98,8 @@ async def request_return(
             if amount > view.totals.refundable_amount:
                 raise InvalidData("Cannot refund more than the original payment")
         else:
-            cost = shipping_cost(price, [t.rate for t in tax_lines], order.tax_rate) if option is not None else 0
+            cost = shipping_cost(price, [t.rate for t in tax_lines], order.tax_rate, option.includes_tax) \
+                if option is not None else 0
             amount = max(items_refund(view, wanted) - cost, 0)
         ret = await Return.create(
             order_id=order.id, refund_amount=amount, location_id=location_id, idempotency_key=idempotency_key,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from models import MoneyAmount, PriceList, Region
+from models import MoneyAmount, PriceList, Region, ShippingOption, ShippingProfile
 from tests.cart_factories import add_item, discount, line, option_id, region_id, region_price, update_cart
 from tests.checkout_factories import complete, pay_with_manual, ready_cart
 
@@ -120,3 +120,40 @@ async def test_an_inclusive_list_price_is_weighed_with_its_tax_against_an_exclus
     assert (cheaper["unit_price"], cheaper["includes_tax"]) == (4000, True)
     assert (dearer["unit_price"], dearer["includes_tax"]) == (3400, False)
     assert not (await Region.get(name="EU")).includes_tax
+
+
+async def shipped(client, admin_headers, order: dict) -> None:
+    base = f"/admin/orders/{order['id']}"
+    assert (await client.post(f"{base}/capture", headers=admin_headers)).status_code == 200
+    items = [{"item_id": i["id"], "quantity": i["quantity"]} for i in order["items"]]
+    r = await client.post(f"{base}/fulfillment", json={"items": items}, headers=admin_headers)
+    fulfillment = r.json()["order"]["fulfillments"][0]["id"]
+    r = await client.post(f"{base}/shipment", json={"fulfillment_id": fulfillment}, headers=admin_headers)
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("inclusive, expected", [
+    # One unit back: (1999 - 400 - 192) + round(1407 × .25) = 1759, less the return rate 500 (it holds
+    # 100: 400 + 100). Exclusive: (1999 - 240) + round(439.75) = 2199, less 500 + 125.
+    (True, 1759 - 500),
+    (False, 2199 - 625),
+])
+async def test_a_return_refunds_an_inclusive_unit_less_its_inclusive_shipping(client, seeded, admin_headers, inclusive,
+                                                                             expected):
+    if inclusive:
+        await mark_inclusive(client, admin_headers)
+    await discount("TWELVE", value=12)
+    cart = await update_cart(client, await eu_cart(client), discounts=[{"code": "TWELVE"}])
+    order = (await complete(client, await pay_with_manual(client, cart))).json()["data"]
+    await shipped(client, admin_headers, order)
+    eu = await Region.get(name="EU")
+    option = await ShippingOption.create(
+        name="EU Returns", region_id=eu.id, profile_id=(await ShippingProfile.get(type="default")).id,
+        provider_id="manual", price_type="flat_rate", amount=500, is_return=True, includes_tax=inclusive,
+        data={"id": "manual-fulfillment-return"},
+    )
+    body = {"order_id": order["id"], "items": [{"item_id": order["items"][0]["id"], "quantity": 1}],
+            "return_shipping": {"option_id": option.id}}
+    r = await client.post("/store/returns", json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["return"]["refund_amount"] == expected
