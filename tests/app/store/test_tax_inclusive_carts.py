@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from models import MoneyAmount, PriceList, Region, ShippingOption, ShippingProfile
+from models import GiftCard, MoneyAmount, PriceList, Product, Region, ShippingOption, ShippingProfile
 from tests.cart_factories import add_item, discount, line, option_id, region_id, region_price, update_cart
 from tests.checkout_factories import complete, pay_with_manual, ready_cart
 
@@ -157,3 +157,13 @@ async def test_a_return_refunds_an_inclusive_unit_less_its_inclusive_shipping(cl
     r = await client.post("/store/returns", json=body)
     assert r.status_code == 200, r.text
     assert r.json()["return"]["refund_amount"] == expected
+
+
+@pytest.mark.parametrize("inclusive, value", [(True, 1599), (False, 1999)])  # 4798 / 3 = 1599.33
+async def test_a_bought_gift_card_is_worth_its_price_without_tax(client, seeded, admin_headers, inclusive, value):
+    if inclusive:
+        await mark_inclusive(client, admin_headers)
+    await Product.filter(id="prod_sweatshirt").update(is_giftcard=True)
+    order = (await complete(client, await eu_cart(client))).json()["data"]
+    cards = await GiftCard.filter(order_id=order["id"])
+    assert [(c.value, c.balance) for c in cards] == [(value, value)] * 3
