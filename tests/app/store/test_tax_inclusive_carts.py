@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from models import GiftCard, MoneyAmount, PriceList, Product, Region, ShippingOption, ShippingProfile
-from tests.cart_factories import add_item, discount, line, option_id, region_id, region_price, update_cart
+from tests.cart_factories import (
+    add_item, discount, line, option_id, region_id, region_price, shipping_option, update_cart,
+)
 from tests.checkout_factories import complete, pay_with_manual, ready_cart
 
 CART_TOTALS = ("subtotal", "discount_total", "item_tax_total", "shipping_total", "shipping_tax_total", "tax_total",
@@ -167,3 +169,25 @@ async def test_a_bought_gift_card_is_worth_its_price_without_tax(client, seeded,
     order = (await complete(client, await eu_cart(client))).json()["data"]
     cards = await GiftCard.filter(order_id=order["id"])
     assert [(c.value, c.balance) for c in cards] == [(value, value)] * 3
+
+
+@pytest.mark.parametrize("option_inclusive, offered", [(False, False), (True, True)])
+async def test_an_inclusive_option_weighs_its_minimum_with_the_items_tax(client, seeded, option_inclusive, offered):
+    # 2 × 1800 = 3600, 4500 with its tax: a minimum of 4000 admits the cart only for an inclusive option.
+    option = await shipping_option("EU Big", "EU", 0, requirements={"min_subtotal": 4000},
+                                   includes_tax=option_inclusive)
+    cart = await ready_cart(client, "EU", {"variant_t_shirt_s": 2}, pay=False)
+    options = (await client.get(f"/store/shipping-options/{cart['id']}")).json()["shipping_options"]
+    assert (option.id in {o["id"] for o in options}) is offered
+    r = await client.post(f"/store/carts/{cart['id']}/shipping-methods", json={"option_id": option.id})
+    assert r.status_code == (200 if offered else 400), r.text
+
+
+async def test_requirements_read_an_inclusive_lines_subtotal_without_its_tax(client, seeded, admin_headers):
+    # 2 × 1999 holds round(3198 × .25) = 800 (3198 = 2 × (1999 - 400)): a subtotal of 3198, below 3500.
+    await mark_inclusive(client, admin_headers)
+    await region_price("variant_sweatshirt_s", "EU", 1999)
+    option = await shipping_option("EU Big", "EU", 0, requirements={"min_subtotal": 3500})
+    cart = await ready_cart(client, "EU", {"variant_sweatshirt_s": 2}, pay=False)
+    options = (await client.get(f"/store/shipping-options/{cart['id']}")).json()["shipping_options"]
+    assert option.id not in {o["id"] for o in options}
