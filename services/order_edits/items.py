@@ -50,8 +50,8 @@ __all__ = [
 # What a clone copies from the order's line besides its own ids (extra §9.0).
 _COPIED = (
     "variant_id", "title", "description", "thumbnail", "is_return", "is_giftcard", "should_merge",
-    "allow_discounts", "has_shipping", "unit_price", "quantity", "fulfilled_quantity", "returned_quantity",
-    "shipped_quantity", "metadata",
+    "allow_discounts", "has_shipping", "unit_price", "includes_tax", "quantity", "fulfilled_quantity",
+    "returned_quantity", "shipped_quantity", "metadata",
 )
 
 

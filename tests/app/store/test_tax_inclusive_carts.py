@@ -12,6 +12,8 @@ from tests.cart_factories import (
     add_item, discount, line, option_id, region_id, region_price, shipping_option, update_cart,
 )
 from tests.checkout_factories import complete, pay_with_manual, ready_cart
+from tests.draft_order_factories import new_draft, pay
+from tests.order_edit_factories import add, new_edit
 
 CART_TOTALS = ("subtotal", "discount_total", "item_tax_total", "shipping_total", "shipping_tax_total", "tax_total",
                "total")
@@ -191,3 +193,28 @@ async def test_requirements_read_an_inclusive_lines_subtotal_without_its_tax(cli
     cart = await ready_cart(client, "EU", {"variant_sweatshirt_s": 2}, pay=False)
     options = (await client.get(f"/store/shipping-options/{cart['id']}")).json()["shipping_options"]
     assert option.id not in {o["id"] for o in options}
+
+
+@pytest.mark.parametrize("inclusive, due", [(True, 1999), (False, 1999 + 500)])
+async def test_an_order_edit_adding_an_inclusive_unit_is_due_its_price(client, seeded, admin_headers, inclusive, due):
+    if inclusive:
+        await mark_inclusive(client, admin_headers)
+    order = (await complete(client, await eu_cart(client))).json()["data"]
+    edit = await new_edit(client, admin_headers, order)
+    edit = await add(client, admin_headers, edit, "variant_sweatshirt_s")
+    added = next(i for i in edit["items"] if i["variant_id"] == "variant_sweatshirt_s" and i["quantity"] == 1)
+    assert added["includes_tax"] is inclusive
+    assert edit["difference_due"] == due
+
+
+@pytest.mark.parametrize("inclusive, total", [(True, 6997), (False, 8746)])
+async def test_a_draft_order_in_an_inclusive_region_is_paid_its_inclusive_total(client, seeded, admin_headers,
+                                                                                 inclusive, total):
+    if inclusive:
+        await mark_inclusive(client, admin_headers)
+    await region_price("variant_sweatshirt_s", "EU", 1999)
+    draft = await new_draft(client, admin_headers, "EU", {"variant_sweatshirt_s": 3})
+    assert draft["cart"]["total"] == total
+    r = await pay(client, admin_headers, draft)
+    assert r.status_code == 200, r.text
+    assert r.json()["order"]["total"] == r.json()["order"]["paid_total"] == total
