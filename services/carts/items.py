@@ -24,7 +24,7 @@ from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
 from services.inventory.channel_stock import show_channel_stock
 from services.payments.sessions import resync_payment_sessions
-from services.catalog.pricing import Price, PriceContext, price_context, product_rate, unit_price
+from services.catalog.pricing import Price, PriceContext, price_context, variant_price
 
 __all__ = [
     "NewLine", "add_line_item", "update_line_item", "delete_line_item", "add_lines", "reprice_lines", "reprice_read",
@@ -207,7 +207,7 @@ async def reprice_lines(cart: Cart) -> None:
     ctx = await _context(cart, list(variants.values()))
     for item in items:
         variant = variants.get(item.variant_id)
-        price = _price_or_none(ctx, variant, item.quantity) if variant else None
+        price = variant_price(variant, item.quantity, ctx) if variant else None
         if price is None:
             await item.delete()
         else:
@@ -228,7 +228,7 @@ async def reprice_read(cart: Cart, items: list[LineItem]) -> list[LineItem]:
     gone, changed, now = set(), [], clock.now()
     for item in priced:
         variant = variants.get(item.variant_id)
-        price = _price_or_none(ctx, variant, item.quantity) if variant else None
+        price = variant_price(variant, item.quantity, ctx) if variant else None
         if price is None:
             gone.add(item.id)
         elif (item.unit_price, item.includes_tax) != price or item.has_shipping:
@@ -276,14 +276,8 @@ async def _context(cart: Cart, variants: list[ProductVariant]) -> PriceContext:
     return await price_context(variants, region=cart.region, customer_id=cart.customer_id)
 
 
-def _price_or_none(ctx: PriceContext, variant: ProductVariant, quantity: int) -> Price | None:
-    """The variant's price for the cart (`unit_price`, `includes_tax`), as Medusa's line item takes
-    its unit price and tax-inclusiveness from the variant's calculated price."""
-    return unit_price(list(variant.prices.related_objects), ctx, quantity, product_rate(ctx, variant.product))
-
-
 def _price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> Price:
-    price = _price_or_none(ctx, variant, quantity)
+    price = variant_price(variant, quantity, ctx)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     return price

@@ -33,7 +33,7 @@ from services.regions.taxes import product_lines, rate_sum, tax_in_price
 
 __all__ = [
     "PriceContext", "price_context", "customer_group_ids", "decorate_variants", "tax_on",
-    "tax_rates_for_products", "unit_price", "Price", "product_rate",
+    "tax_rates_for_products", "unit_price", "Price", "product_rate", "variant_price",
 ]
 
 
@@ -189,6 +189,13 @@ def unit_price(
         return None
     best = _lowest(_candidates(prices, ctx), quantity, ctx, rate)
     return best[1] if best else None
+
+
+def variant_price(variant: ProductVariant, quantity: int, ctx: PriceContext) -> Price | None:
+    """`unit_price` of a variant (its `prices` and `product` loaded) weighed with its product's rate:
+    what a line of it costs, and whether that holds its tax (Medusa's line item takes both from the
+    variant's calculated price)."""
+    return unit_price(list(variant.prices.related_objects), ctx, quantity, product_rate(ctx, variant.product))
 
 
 def _choose(

@@ -31,7 +31,7 @@ from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
-from services.catalog.pricing import Price, PriceContext, price_context, product_rate, unit_price
+from services.catalog.pricing import Price, PriceContext, price_context, variant_price
 from services.shipping.options import meets_requirements, option_price
 
 __all__ = [
@@ -163,7 +163,7 @@ async def reprice_for_region(cart: Cart) -> None:
     unpriced = []
     for item in items:
         variant = variants.get(item.variant_id)
-        price = _price_or_none(ctx, variant, item.quantity) if variant is not None else None
+        price = variant_price(variant, item.quantity, ctx) if variant is not None else None
         if price is None:
             unpriced.append(item.title if variant is None else f"{variant.product.title} ({variant.title})")
             continue
@@ -268,12 +268,8 @@ async def _context(cart: Cart, variants: list[ProductVariant]) -> PriceContext:
     return await price_context(variants, region=cart.region)
 
 
-def _price_or_none(ctx: PriceContext, variant: ProductVariant, quantity: int) -> Price | None:
-    return unit_price(list(variant.prices.related_objects), ctx, quantity, product_rate(ctx, variant.product))
-
-
 def _list_price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> Price:
-    price = _price_or_none(ctx, variant, quantity)
+    price = variant_price(variant, quantity, ctx)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     return price

@@ -39,7 +39,7 @@ from services.core.ids import fits
 from services.carts.line_limits import check_room
 from services.checkout.placement import InsufficientInventory, reserve_inventory
 from services.inventory.edit_stock import carry_reservations
-from services.catalog.pricing import price_context, product_rate, unit_price
+from services.catalog.pricing import price_context, variant_price
 from services.regions.taxes import load_overrides, product_lines
 
 __all__ = [
@@ -95,7 +95,7 @@ async def add_line(edit: OrderEdit, order: Order, variant_id: str, quantity: int
         raise InvalidData("A gift card cannot be added to an order edit")
     region = await Region.get(id=order.region_id)
     ctx = await price_context([variant], region=region, customer_id=order.customer_id)  # as Medusa v1
-    price = unit_price(list(variant.prices.related_objects), ctx, quantity, product_rate(ctx, product))
+    price = variant_price(variant, quantity, ctx)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     item = await LineItem.create(
