@@ -2,8 +2,8 @@
 catalogue-settings §4; Medusa's test `admin/price-list.js`).
 
 One list answers `{price_list}` with its prices (each with its variant) and customer groups.
-`includes_tax` is refused as Medusa does while `tax_inclusive_pricing` is off, which it always is
-here. Amounts are non-negative minor units within a BIGINT; a price names a region or a currency,
+`includes_tax` (Medusa 1.20's tax-inclusive pricing, always on here) says the list's prices hold
+their tax. Amounts are non-negative minor units within a BIGINT; a price names a region or a currency,
 not both (Medusa's XOR messages).
 """
 
@@ -121,6 +121,7 @@ class CreatePriceList(Body):
     starts_at: DateTime | None = None
     ends_at: DateTime | None = None
     customer_groups: Groups = []
+    includes_tax: bool = False
 
 
 class UpdatePriceList(Body):
@@ -132,6 +133,7 @@ class UpdatePriceList(Body):
     ends_at: DateTime | None = None
     prices: Annotated[list[PriceChange], max_items(MAX_PRICES)] = []
     customer_groups: Groups = None  # type: ignore[assignment]  # [] clears
+    includes_tax: bool = None  # type: ignore[assignment]
 
 
 class AddPrices(Body):

@@ -3,8 +3,8 @@ catalogue-settings §5, extra §7).
 
 Every answer about one region is `{region}` with Medusa's default relations (countries, payment and
 fulfillment providers, currency); `expand` and `fields` may narrow it on every route. `includes_tax`
-is refused as Medusa does while `tax_inclusive_pricing` is off, which it always is here (totals read
-every price as tax-exclusive). Unlike Medusa, an unknown provider is a 404 naming it on every route,
+(Medusa 1.20's tax-inclusive pricing, always on here) says the region's prices hold their tax.
+Unlike Medusa, an unknown provider is a 404 naming it on every route,
 a region's delete is idempotent and a country code is read in any case.
 """
 
@@ -60,6 +60,7 @@ class CreateRegion(Body):
     countries: Codes  # ISO 3166-1 alpha-2, any case
     tax_code: TaxCode | None = None
     metadata: dict[str, Any] | None = None
+    includes_tax: bool = False
 
 
 class UpdateRegion(Body):
@@ -75,6 +76,7 @@ class UpdateRegion(Body):
     fulfillment_providers: Codes = None  # type: ignore[assignment]
     countries: Codes = None  # type: ignore[assignment]
     metadata: dict[str, Any] | None = None
+    includes_tax: bool = None  # type: ignore[assignment]
 
 
 class CountryRef(Body):

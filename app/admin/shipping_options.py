@@ -2,8 +2,8 @@
 
 Unlike Medusa v1: `requirements` may be left out of an update (the set is then kept), a
 requirement id names one of this option's own requirements, `admin_only` and `is_return` are
-booleans (Medusa casts the string "false" to true), amounts are integers. `includes_tax` is
-refused as Medusa does while `tax_inclusive_pricing` is off, which it always is here.
+booleans (Medusa casts the string "false" to true), amounts are integers. `includes_tax`
+(Medusa 1.20's tax-inclusive pricing, always on here) says the option's amount holds its tax.
 The list prices each option with its taxes; a single option is not priced, as in Medusa.
 """
 
@@ -78,6 +78,7 @@ class NewOption(Body):
     is_return: bool = False
     admin_only: bool = False
     metadata: dict[str, Any] | None = None
+    includes_tax: bool = False
 
 
 class OptionChanges(Body):
@@ -86,6 +87,7 @@ class OptionChanges(Body):
     amount: Amount = None  # type: ignore[assignment]
     price_type: str = None  # type: ignore[assignment]
     admin_only: bool = None  # type: ignore[assignment]
+    includes_tax: bool = None  # type: ignore[assignment]
     metadata: dict[str, Any] | None = None
     # Absent: the requirements are kept (Medusa v1 refuses that); a list replaces them.
     requirements: Annotated[

@@ -39,7 +39,7 @@ FEATURE_FLAGS: tuple[tuple[str, bool | str], ...] = (
     ("product_categories", "/admin/product-categories"),
     ("publishable_api_keys", "/admin/publishable-api-keys"),
     ("sales_channels", "/admin/sales-channels"),
-    ("tax_inclusive_pricing", False),  # totals read every price as tax-exclusive
+    ("tax_inclusive_pricing", True),  # always on: nothing changes until a price is marked includes_tax
     ("workflows", False),
 )
 

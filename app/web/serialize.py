@@ -59,7 +59,7 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     TaxProvider: ("id", "is_installed"),
     Region: (
         "id", "name", "currency_code", "tax_rate", "tax_code", "gift_cards_taxable", "automatic_taxes",
-        "tax_provider_id", "metadata",
+        "tax_provider_id", "metadata", "includes_tax",
     ) + _TS,
     ProductCollection: ("id", "title", "handle") + _ENTITY,
     # Medusa v1's default category columns: categories are hard-deleted, so no `deleted_at`.
@@ -101,12 +101,13 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
         "id", "cart_id", "order_id", "swap_id", "claim_order_id", "original_item_id", "order_edit_id", "title",
         "description", "thumbnail", "is_return", "is_giftcard", "should_merge", "allow_discounts", "has_shipping",
         "unit_price", "variant_id", "quantity", "fulfilled_quantity", "returned_quantity", "shipped_quantity",
-        "metadata", "created_at", "updated_at",
+        "metadata", "created_at", "updated_at", "includes_tax",
     ),
     LineItemAdjustment: ("id", "item_id", "description", "discount_id", "amount", "metadata"),
     LineItemTaxLine: ("id", "rate", "name", "code", "created_at", "updated_at", "metadata", "item_id"),
     ShippingMethod: (
         "id", "shipping_option_id", "order_id", "claim_order_id", "cart_id", "swap_id", "return_id", "price", "data",
+        "includes_tax",
     ),
     ShippingMethodTaxLine: (
         "id", "rate", "name", "code", "created_at", "updated_at", "metadata", "shipping_method_id",
@@ -117,7 +118,7 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     ),
     ShippingOption: (
         "id", "name", "region_id", "profile_id", "provider_id", "price_type", "amount", "is_return", "admin_only",
-        "data", "metadata", "created_at", "updated_at", "deleted_at",
+        "data", "metadata", "created_at", "updated_at", "deleted_at", "includes_tax",
     ),
     ShippingOptionRequirement: ("id", "shipping_option_id", "type", "amount", "deleted_at"),
     TaxRate: ("id", "rate", "code", "name", "region_id", "created_at", "updated_at", "metadata"),
@@ -151,8 +152,7 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
         "confirmed_at", "canceled_at", "no_notification", "allow_backorder", "idempotency_key",
     ) + _ENTITY,
     CustomShippingOption: ("id", "price", "shipping_option_id", "cart_id") + _ENTITY,
-    # `includes_tax` only exists with the tax_inclusive_pricing flag, which is off here.
-    PriceList: ("id", "name", "description", "type", "status", "starts_at", "ends_at") + _TS,
+    PriceList: ("id", "name", "description", "type", "status", "starts_at", "ends_at", "includes_tax") + _TS,
     # Medusa's inventory and stock-location modules: their routes' default fields.
     StockLocation: ("id", "name", "address_id", "metadata", "created_at", "updated_at"),
     StockLocationAddress: (

@@ -11,12 +11,17 @@ discount, so a cart without one has none (services/carts/view.py relies on it).
 
 from __future__ import annotations
 
-from models import Cart, CustomerGroup, Discount, LineItem, LineItemAdjustment, Product, ShippingMethod
+from dataclasses import replace
+
+from models import Cart, CustomerGroup, Discount, LineItem, LineItemAdjustment, Product, Region, ShippingMethod
+from services.carts.totals import ItemInput, item_totals
 from services.carts.locks import check_lines_open, lock_cart
 from services.carts.view import CartView, amount_discount, has_free_shipping, load_checked_view
 from services.core.db import atomic
 from services.discounts.engine import Line, Offer, Shopper, allocate, check_offer, load_offers
 from services.payments.sessions import resync_payment_sessions
+from services.regions.parts import region_parts
+from services.regions.taxes import system_lines
 from services.shipping.options import option_price
 
 __all__ = [
@@ -116,18 +121,35 @@ async def refresh_adjustments(cart: Cart, discounts: list[Discount] | None = Non
     discount = amount_discount(discounts)
     if discount is None:
         return
-    await spread_discount(discount, (await load_offers([discount.code]))[0], items)
+    await spread_discount(discount, (await load_offers([discount.code]))[0], items, cart.region_id)
 
 
-async def spread_discount(discount: Discount, offer: Offer, items: list[LineItem]) -> None:
+async def spread_discount(discount: Discount, offer: Offer, items: list[LineItem], region_id: str) -> None:
     """Write each line's share of the amount discount as its adjustment row (lines with their
-    variant and product; the caller has removed the old rows). Carts and order edits alike."""
+    variant and product; the caller has removed the old rows). Carts and order edits alike. A
+    tax-inclusive line is discounted on its price without the tax it holds at the region's rates
+    for it (Medusa's calculateDiscountForLineItem)."""
     needs_tags = any(c.type == "product_tags" for c in offer.conditions)
-    amounts = allocate(offer, await engine_lines(items, needs_tags))
+    lines = await engine_lines(items, needs_tags)
+    if any(i.includes_tax for i in items):
+        held = await _held_taxes(items, region_id)
+        lines = [replace(line, held_tax=held.get(line.id, 0)) for line in lines]
+    amounts = allocate(offer, lines)
     await LineItemAdjustment.bulk_create([
         LineItemAdjustment(item_id=item_id, description="discount", discount_id=discount.id, amount=amount)
         for item_id, amount in amounts.items()
     ])
+
+
+async def _held_taxes(items: list[LineItem], region_id: str) -> dict[str, int]:
+    """The tax each tax-inclusive line's price holds over its units, at the system provider's rates."""
+    region = await Region.get(id=region_id)
+    rates, _ = system_lines(region, (await region_parts(region)).overrides, items, [])
+    return {
+        i.id: item_totals(ItemInput(i.id, i.unit_price, i.quantity, tuple(t.rate for t in rates[i.id]),
+                                    includes_tax=True)).original_tax_total
+        for i in items if i.includes_tax
+    }
 
 
 async def engine_lines(items: list[LineItem], with_tags: bool) -> list[Line]:

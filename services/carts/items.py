@@ -24,7 +24,7 @@ from services.core.ids import fits, fitting
 from services.core.metadata import check_shared, merge_metadata
 from services.inventory.channel_stock import show_channel_stock
 from services.payments.sessions import resync_payment_sessions
-from services.catalog.pricing import PriceContext, price_context, unit_price
+from services.catalog.pricing import Price, PriceContext, price_context, variant_price
 
 __all__ = [
     "NewLine", "add_line_item", "update_line_item", "delete_line_item", "add_lines", "reprice_lines", "reprice_read",
@@ -109,7 +109,7 @@ async def _change_line(cart: Cart, item: LineItem, quantity: int, metadata: dict
         await show_channel_stock([variant], [c for c in [cart.sales_channel_id] if c])  # issue 36
         if not _in_stock(variant, quantity):
             raise NotAllowed("Inventory doesn't cover the desired quantity", code=INSUFFICIENT_INVENTORY)
-        item.unit_price = _price(await _context(cart, [variant]), variant, quantity)
+        item.unit_price, item.includes_tax = _price(await _context(cart, [variant]), variant, quantity)
     item.quantity = quantity
     merged = merge_metadata(item.metadata, metadata)
     if metadata:
@@ -185,10 +185,10 @@ async def add_lines(
             raise NotAllowed(
                 f"Variant with id: {variant.id} does not have the required inventory", code=INSUFFICIENT_INVENTORY
             )
-        price = _price(ctx, variant, quantity)
+        price, includes_tax = _price(ctx, variant, quantity)
         if same is not None:
-            same.quantity, same.unit_price = quantity, price
-            await same.save(update_fields=["quantity", "unit_price", "updated_at"])
+            same.quantity, same.unit_price, same.includes_tax = quantity, price, includes_tax
+            await same.save(update_fields=["quantity", "unit_price", "includes_tax", "updated_at"])
         else:
             check_room(len(existing) + 1, "cart")
             check_shared(metadata, None, (i.metadata for i in existing), "cart")
@@ -196,7 +196,7 @@ async def add_lines(
                 cart_id=cart.id, variant_id=variant.id, title=variant.product.title, description=variant.title,
                 thumbnail=variant.product.thumbnail, is_giftcard=variant.product.is_giftcard,
                 allow_discounts=variant.product.discountable, should_merge=True, has_shipping=False,
-                unit_price=price, quantity=quantity, metadata=metadata,
+                unit_price=price, includes_tax=includes_tax, quantity=quantity, metadata=metadata,
             )
             existing.append(same)
         object.__setattr__(same, "_variant", variant)
@@ -212,12 +212,12 @@ async def reprice_lines(cart: Cart) -> None:
     ctx = await _context(cart, list(variants.values()))
     for item in items:
         variant = variants.get(item.variant_id)
-        price = unit_price(list(variant.prices.related_objects), ctx, item.quantity) if variant else None
+        price = variant_price(variant, item.quantity, ctx) if variant else None
         if price is None:
             await item.delete()
         else:
-            item.unit_price, item.has_shipping = price, False
-            await item.save(update_fields=["unit_price", "has_shipping", "updated_at"])
+            (item.unit_price, item.includes_tax), item.has_shipping = price, False
+            await item.save(update_fields=["unit_price", "includes_tax", "has_shipping", "updated_at"])
 
 
 async def reprice_read(cart: Cart, items: list[LineItem]) -> list[LineItem]:
@@ -233,16 +233,16 @@ async def reprice_read(cart: Cart, items: list[LineItem]) -> list[LineItem]:
     gone, changed, now = set(), [], clock.now()
     for item in priced:
         variant = variants.get(item.variant_id)
-        price = unit_price(list(variant.prices.related_objects), ctx, item.quantity) if variant else None
+        price = variant_price(variant, item.quantity, ctx) if variant else None
         if price is None:
             gone.add(item.id)
-        elif item.unit_price != price or item.has_shipping:
-            item.unit_price, item.has_shipping, item.updated_at = price, False, now
+        elif (item.unit_price, item.includes_tax) != price or item.has_shipping:
+            (item.unit_price, item.includes_tax), item.has_shipping, item.updated_at = price, False, now
             changed.append(item)
     if gone:
         await LineItem.filter(id__in=sorted(gone)).delete()
     if changed:
-        await LineItem.bulk_update(changed, fields=["unit_price", "has_shipping", "updated_at"])
+        await LineItem.bulk_update(changed, fields=["unit_price", "includes_tax", "has_shipping", "updated_at"])
     return [i for i in items if i.id not in gone]
 
 
@@ -281,8 +281,8 @@ async def _context(cart: Cart, variants: list[ProductVariant]) -> PriceContext:
     return await price_context(variants, region=cart.region, customer_id=cart.customer_id)
 
 
-def _price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> int:
-    price = unit_price(list(variant.prices.related_objects), ctx, quantity)
+def _price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> Price:
+    price = variant_price(variant, quantity, ctx)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     return price

@@ -105,11 +105,11 @@ def fingerprint(view: CartView) -> str:
         "address": address and [address.country_code, address.province, address.postal_code, address.city,
                                 address.address_1],
         "items": [
-            [i.id, i.variant_id, p and p.id, p and p.type_id, i.is_return, i.unit_price, i.quantity,
+            [i.id, i.variant_id, p and p.id, p and p.type_id, i.is_return, i.unit_price, i.includes_tax, i.quantity,
              view.totals.items[i.id].discount_total]
             for i, p in zip(view.items, products)
         ],
-        "shipping_methods": [[m.id, m.shipping_option_id, m.price] for m in view.shipping_methods],
+        "shipping_methods": [[m.id, m.shipping_option_id, m.price, m.includes_tax] for m in view.shipping_methods],
     }
     return hashlib.sha256(orjson.dumps(state)).hexdigest()
 

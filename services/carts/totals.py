@@ -5,6 +5,15 @@ with exact fractions, rounding half up like JavaScript's `Math.round`, once per 
 Medusa v1 does. Discount amounts come from `services.discounts.engine.allocate`, already whole
 units that add up to the discount, so `discount_total` needs no rounding of its own.
 
+Tax-inclusive prices (`includes_tax` on a line or a shipping method, Medusa 1.20's
+`tax_inclusive_pricing`) follow Medusa's tax calculation strategy and totals service: a line's
+unit price holds `round(unit_price × r / (1 + r))` of tax (r the sum of its rates); the rest,
+times the quantity, less the line's discount, is taxed per tax line as an exclusive price is;
+the line's `subtotal` is its price less that original tax, so an undiscounted inclusive line's
+`total` is exactly its price. A method's price holds `round(Σ price × rᵢ / (1 + rᵢ))` of tax;
+its `subtotal` is the price less that tax and its `total` the price. An inclusive line without
+tax lines holds no tax (Medusa answers a subtotal of 0 for it).
+
 Every amount computed here must fit a signed 64-bit integer (the BIGINT columns; the widest
 integer orjson writes): one that does not is InvalidData naming it. A change computes its totals
 before it commits (services/carts/view.py `load_checked_view`), so it rolls back instead of leaving a
@@ -19,11 +28,12 @@ from functools import lru_cache
 from math import floor
 
 from services.core.errors import InvalidData
+from services.regions.taxes import rate_sum, tax_in_price
 
 __all__ = [
     "MAX_AMOUNT", "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
     "ShippingTotals", "CartTotals",
-    "round_half_up", "tax_on", "item_totals", "shipping_totals", "cart_totals",
+    "round_half_up", "tax_on", "tax_in_price", "item_totals", "shipping_totals", "cart_totals", "line_refund",
 ]
 
 
@@ -73,6 +83,7 @@ class ItemInput:
     quantity: int
     tax_rates: tuple[float, ...] = ()  # one per tax line, percent
     discount: int = 0  # this line's share of the cart's amount discount
+    includes_tax: bool = False  # unit_price already holds the tax of tax_rates
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,7 @@ class ShippingInput:
     id: str
     price: int
     tax_rates: tuple[float, ...] = ()
+    includes_tax: bool = False  # price already holds the tax of tax_rates
 
 
 @dataclass(frozen=True)
@@ -124,14 +136,18 @@ class CartTotals:
 
 
 def item_totals(item: ItemInput) -> ItemTotals:
-    subtotal = check_amount("unit_price × quantity", item.unit_price * item.quantity)
+    price = check_amount("unit_price × quantity", item.unit_price * item.quantity)
+    held = tax_in_price(item.unit_price, rate_sum(item.tax_rates)) if item.includes_tax else 0
+    taxable = check_amount("unit_price × quantity", (item.unit_price - held) * item.quantity)
+    tax = original_tax = 0
+    for rate in item.tax_rates:
+        original_tax += tax_on(taxable, rate)
+    subtotal = price - original_tax if item.includes_tax else price
     # A discount never exceeds the line; on a credit line (a swap cart's returned units, below
     # zero) it is a credit too, never beyond the line's.
     discount = min(item.discount, subtotal) if subtotal >= 0 else max(item.discount, subtotal)
-    tax = original_tax = 0
     for rate in item.tax_rates:
-        tax += tax_on(subtotal - discount, rate)
-        original_tax += tax_on(subtotal, rate)
+        tax += tax_on(taxable - discount, rate)
     return check_totals(ItemTotals(
         subtotal=subtotal, discount_total=discount, tax_total=tax, original_tax_total=original_tax,
         total=subtotal - discount + tax, original_total=subtotal + original_tax,
@@ -140,13 +156,18 @@ def item_totals(item: ItemInput) -> ItemTotals:
 
 def shipping_totals(method: ShippingInput, free_shipping: bool = False) -> ShippingTotals:
     """Medusa v1 rounds a method's tax once over all its tax lines (items round per line)."""
-    tax = round_half_up(sum((method.price * _percent(r) for r in method.tax_rates), Fraction(0)))
-    if free_shipping:
-        totals = ShippingTotals(subtotal=0, tax_total=0, original_tax_total=tax, total=0,
-                                original_total=method.price + tax)
+    if method.includes_tax:
+        held = sum((method.price * _percent(r) / (1 + _percent(r)) for r in method.tax_rates), Fraction(0))
+        tax = round_half_up(held)
+        subtotal, total = method.price - tax, method.price
     else:
-        totals = ShippingTotals(subtotal=method.price, tax_total=tax, original_tax_total=tax,
-                                total=method.price + tax, original_total=method.price + tax)
+        tax = round_half_up(sum((method.price * _percent(r) for r in method.tax_rates), Fraction(0)))
+        subtotal, total = method.price, method.price + tax
+    if free_shipping:
+        totals = ShippingTotals(subtotal=0, tax_total=0, original_tax_total=tax, total=0, original_total=total)
+    else:
+        totals = ShippingTotals(subtotal=subtotal, tax_total=tax, original_tax_total=tax, total=total,
+                                original_total=total)
     return check_totals(totals, "shipping method ")
 
 
@@ -186,3 +207,13 @@ def _gift_card_tax(gift_cards: list[GiftCardInput], gift_cardable: int) -> int:
             tax += tax_on(taxable, card.tax_rate)
             remaining -= taxable
     return tax
+
+
+def line_refund(item: ItemInput, unit_discount: int) -> int:
+    """What a refund of `item.quantity` units of a line gives back (Medusa's `getLineItemRefund`):
+    the units' price without the tax an inclusive price holds, less `unit_discount` (minor units,
+    the line's discount over its ordered quantity, rounded) per unit, plus each tax line's tax on
+    that, rounded per line."""
+    held = tax_in_price(item.unit_price, rate_sum(item.tax_rates)) if item.includes_tax else 0
+    subtotal = (item.unit_price - held - unit_discount) * item.quantity
+    return subtotal + sum(tax_on(subtotal, rate) for rate in item.tax_rates)

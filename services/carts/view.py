@@ -150,10 +150,11 @@ def compute_totals(
     return cart_totals(
         [
             ItemInput(item.id, item.unit_price, item.quantity, tuple(t.rate for t in item_lines.get(item.id, ())),
-                      discount_of(item))
+                      discount_of(item), item.includes_tax)
             for item in items
         ],
-        [ShippingInput(m.id, m.price, tuple(t.rate for t in method_lines.get(m.id, ()))) for m in methods],
+        [ShippingInput(m.id, m.price, tuple(t.rate for t in method_lines.get(m.id, ())), m.includes_tax)
+         for m in methods],
         [GiftCardInput(g.id, g.balance, g.tax_rate) for g in gift_cards],
         free_shipping=has_free_shipping(discounts), gift_cards_taxable=cart.region.gift_cards_taxable,
     )

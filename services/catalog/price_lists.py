@@ -231,6 +231,7 @@ async def _write_prices(price_list: PriceList, prices: list[PriceInput]) -> None
 async def create_price_list(
     *, name: str, description: str, type: str, prices: list[PriceInput], status: str = "draft",
     starts_at: datetime | None = None, ends_at: datetime | None = None, customer_groups: list[str] | None = None,
+    includes_tax: bool = False,
 ) -> LoadedPriceList:
     _check_targets(prices)
     _check_window(starts_at, ends_at)
@@ -238,6 +239,7 @@ async def create_price_list(
         groups = await _groups(customer_groups or [])
         price_list = await PriceList.create(
             name=name, description=description, type=type, status=status, starts_at=starts_at, ends_at=ends_at,
+            includes_tax=includes_tax,
         )
         if groups:
             await price_list.customer_groups.add(*groups)

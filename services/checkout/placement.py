@@ -11,12 +11,15 @@ transaction rolls back; nothing is half-written.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from tortoise.expressions import F, Q
 
 from models import (
     Cart, DraftOrder, GiftCard, GiftCardTransaction, LineItem, LineItemTaxLine, Order, Payment, ProductVariant,
     ShippingMethod, ShippingMethodTaxLine,
 )
+from services.carts.totals import round_half_up
 from services.carts.view import CartView
 from services.core import clock
 from services.core.db import atomic
@@ -264,9 +267,12 @@ async def _spend_gift_cards(view: CartView, order: Order) -> None:
 
 
 async def _issue_bought_gift_cards(view: CartView, order: Order) -> None:
-    """A gift-card line becomes cards worth its unit price, one per unit, in the order's region."""
+    """A gift-card line becomes cards worth its unit price without tax (Medusa: the line's subtotal
+    over its quantity, so a tax-inclusive price gives a card worth its price less the tax it
+    holds), one per unit, in the order's region."""
     for item in view.items:
-        if item.is_giftcard:
+        if item.is_giftcard and item.quantity > 0:
+            value = round_half_up(Fraction(view.totals.items[item.id].subtotal, item.quantity))
             for _ in range(item.quantity):
-                card = await create_gift_card(view.cart.region_id, item.unit_price)
+                card = await create_gift_card(view.cart.region_id, value)
                 await GiftCard.filter(id=card.id).update(order_id=order.id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from tortoise.query_utils import Prefetch
 
 from models import LineItem, LineItemTaxLine, MoneyAmount, Order, ProductVariant, Region, TaxRate
-from services.catalog.pricing import price_context, unit_price
+from services.catalog.pricing import price_context, variant_price
 from services.core.errors import InvalidData
 from services.core.ids import fits
 from services.regions.taxes import load_overrides, product_lines
@@ -28,13 +28,13 @@ async def priced_line(order: Order, variant_id: str, quantity: int, **owner) -> 
     product = variant.product
     region = await Region.get(id=order.region_id)
     ctx = await price_context([variant], region=region, customer_id=order.customer_id)
-    price = unit_price(list(variant.prices.related_objects), ctx, quantity)
+    price = variant_price(variant, quantity, ctx)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     line = await LineItem.create(
         variant_id=variant.id, title=product.title, description=variant.title, thumbnail=product.thumbnail,
         is_giftcard=product.is_giftcard, allow_discounts=product.discountable, should_merge=True, has_shipping=False,
-        unit_price=price, quantity=quantity, metadata={}, **owner,
+        unit_price=price.amount, includes_tax=price.includes_tax, quantity=quantity, metadata={}, **owner,
     )
     line.variant = variant
     overrides = await load_overrides(

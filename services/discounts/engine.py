@@ -2,12 +2,15 @@
 much each line gets, and the redemption that counts a use. Carts and orders call this; it knows
 nothing of HTTP. Reference store §3.1-3.2; DESIGN.md "Checkout rules".
 
-Money is integer minor units throughout. A discount's whole amount is decided first and then
-spread over the lines by largest remainder, so the parts always add up to the whole exactly.
+Money is integer minor units throughout. A percentage is taken of each line and rounded there,
+as Medusa v1 rounds it; a fixed amount is decided whole first and then spread over the lines by
+largest remainder, so the parts always add up to the whole exactly. A line whose price includes
+its tax is discounted on its price without that tax (Medusa 1.20's tax-inclusive pricing).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -71,10 +74,12 @@ class Line:
     collection_id: str | None = None
     tag_ids: frozenset[str] = field(default_factory=frozenset)
     is_return: bool = False
+    held_tax: int = 0  # the tax a tax-inclusive price holds over the line's units
 
     @property
     def subtotal(self) -> int:
-        return self.unit_price * self.quantity
+        """The line's price without the tax it holds: what a discount is taken of."""
+        return self.unit_price * self.quantity - self.held_tax
 
 
 # ---------------------------------------------------------------- loading
@@ -200,15 +205,19 @@ def largest_remainder(whole: int, weights: list[int]) -> list[int]:
 
 
 def _percent_of(amount: int, percent: int) -> int:
-    """`amount × percent / 100`, rounded half up, in integers."""
-    return (amount * percent * 2 + 100) // 200
+    """`amount / 100 × percent` in double precision, rounded as JavaScript's `Math.round`: Medusa
+    v1's arithmetic to the bit, so a product floating point puts just under a half rounds down as
+    it does there (410 at 15 % is 61, not 62)."""
+    value = amount / 100 * percent
+    whole = math.floor(value)
+    return whole + 1 if value - whole >= 0.5 else whole
 
 
 def allocate(offer: Offer, lines: list[Line]) -> dict[str, int]:
     """The discount amount of each line it reaches (lines with 0 are left out).
 
-    - percentage: the whole is `value`% of the reached lines' subtotal (rounded half up once),
-      spread over them by largest remainder;
+    - percentage: `value`% of each reached line's subtotal, rounded half up per line (Medusa v1's
+      `calculateDiscountForLineItem`: `Math.round(price / 100 * value)`);
     - fixed, allocation `item`: `value` per unit on each reached line, capped at the line subtotal;
     - fixed, allocation `total`: the whole is `min(value, reached subtotal)`, spread by largest
       remainder over the reached lines only (Medusa v1 weighs lines the conditions exclude too, so
@@ -221,7 +230,7 @@ def allocate(offer: Offer, lines: list[Line]) -> dict[str, int]:
         return {}
     weights = [line.subtotal for line in reached]
     if offer.type == "percentage":
-        amounts = largest_remainder(_percent_of(sum(weights), offer.value), weights)
+        amounts = [min(_percent_of(weight, offer.value), weight) for weight in weights]
     elif offer.type == "fixed" and offer.allocation == "item":
         amounts = [min(offer.value * line.quantity, line.subtotal) for line in reached]
     elif offer.type == "fixed":

@@ -31,7 +31,7 @@ from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
 from services.core.metadata import merge_metadata
-from services.catalog.pricing import PriceContext, price_context, unit_price
+from services.catalog.pricing import Price, PriceContext, price_context, variant_price
 from services.shipping.options import meets_requirements, option_price
 
 __all__ = [
@@ -105,17 +105,19 @@ async def add_lines(cart: Cart, lines: list[DraftLine]) -> None:
         if quantity > MAX_QUANTITY:
             raise InvalidData(f"quantity must not be greater than {MAX_QUANTITY}")
         _check_stock(variant, quantity)
-        price = line.unit_price if line.unit_price is not None else _list_price(ctx, variant, quantity)
+        # A typed price is taken as tax-exclusive, as Medusa's generateLineItem takes it.
+        price, includes_tax = (line.unit_price, False) if line.unit_price is not None else _list_price(
+            ctx, variant, quantity)
         if same is not None:
-            same.quantity, same.unit_price = quantity, price
-            await same.save(update_fields=["quantity", "unit_price", "updated_at"])
+            same.quantity, same.unit_price, same.includes_tax = quantity, price, includes_tax
+            await same.save(update_fields=["quantity", "unit_price", "includes_tax", "updated_at"])
             continue
         check_room(len(existing) + 1, "draft order")
         existing.append(await LineItem.create(
             cart_id=cart.id, variant_id=variant.id, title=line.title or variant.product.title,
             description=variant.title, thumbnail=variant.product.thumbnail, is_giftcard=variant.product.is_giftcard,
             allow_discounts=variant.product.discountable, should_merge=line.unit_price is None, has_shipping=False,
-            unit_price=price, quantity=quantity, metadata=metadata,
+            unit_price=price, includes_tax=includes_tax, quantity=quantity, metadata=metadata,
         ))
     await reship(cart)
 
@@ -132,7 +134,7 @@ async def change_line(cart: Cart, item_id: str, changes: LineChanges) -> None:
     if changes.quantity is not None:
         item.quantity = changes.quantity
     if changes.unit_price is not None:
-        item.unit_price, item.should_merge = changes.unit_price, False
+        item.unit_price, item.includes_tax, item.should_merge = changes.unit_price, False, False
     if changes.title is not None:
         item.title = changes.title
     item.metadata = merge_metadata(item.metadata, changes.metadata)
@@ -140,7 +142,7 @@ async def change_line(cart: Cart, item_id: str, changes: LineChanges) -> None:
         variant = (await _variants([item.variant_id], live=False))[item.variant_id]
         _check_stock(variant, item.quantity)
         if item.should_merge:  # at the list price: the price follows the quantity's tier
-            item.unit_price = _list_price(await _context(cart, [variant]), variant, item.quantity)
+            item.unit_price, item.includes_tax = _list_price(await _context(cart, [variant]), variant, item.quantity)
     await item.save()
     await reship(cart)
 
@@ -161,13 +163,12 @@ async def reprice_for_region(cart: Cart) -> None:
     unpriced = []
     for item in items:
         variant = variants.get(item.variant_id)
-        price = unit_price(list(variant.prices.related_objects), ctx, item.quantity) \
-            if variant is not None else None
+        price = variant_price(variant, item.quantity, ctx) if variant is not None else None
         if price is None:
             unpriced.append(item.title if variant is None else f"{variant.product.title} ({variant.title})")
             continue
-        item.unit_price = price
-        await item.save(update_fields=["unit_price", "updated_at"])
+        item.unit_price, item.includes_tax = price
+        await item.save(update_fields=["unit_price", "includes_tax", "updated_at"])
     if unpriced:
         raise InvalidData(f"These items have no price in the region {cart.region.name}: {', '.join(unpriced)}")
 
@@ -199,6 +200,7 @@ async def add_methods(cart: Cart, methods: list[NewMethod]) -> None:
             await ShippingMethod.filter(id__in=same_profile).delete()
         created = await ShippingMethod.create(
             cart_id=cart.id, shipping_option_id=option.id, price=0 if free else price, data=method.data or {},
+            includes_tax=option.includes_tax,
         )
         created.shipping_option = option
         current = [m for m in current if m.id not in same_profile] + [created]
@@ -266,8 +268,8 @@ async def _context(cart: Cart, variants: list[ProductVariant]) -> PriceContext:
     return await price_context(variants, region=cart.region)
 
 
-def _list_price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> int:
-    price = unit_price(list(variant.prices.related_objects), ctx, quantity)
+def _list_price(ctx: PriceContext, variant: ProductVariant, quantity: int) -> Price:
+    price = variant_price(variant, quantity, ctx)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     return price

@@ -39,7 +39,7 @@ from services.core.ids import fits
 from services.carts.line_limits import check_room
 from services.checkout.placement import InsufficientInventory, reserve_inventory
 from services.inventory.edit_stock import carry_reservations
-from services.catalog.pricing import price_context, unit_price
+from services.catalog.pricing import price_context, variant_price
 from services.regions.taxes import load_overrides, product_lines
 
 __all__ = [
@@ -50,8 +50,8 @@ __all__ = [
 # What a clone copies from the order's line besides its own ids (extra §9.0).
 _COPIED = (
     "variant_id", "title", "description", "thumbnail", "is_return", "is_giftcard", "should_merge",
-    "allow_discounts", "has_shipping", "unit_price", "quantity", "fulfilled_quantity", "returned_quantity",
-    "shipped_quantity", "metadata",
+    "allow_discounts", "has_shipping", "unit_price", "includes_tax", "quantity", "fulfilled_quantity",
+    "returned_quantity", "shipped_quantity", "metadata",
 )
 
 
@@ -95,13 +95,14 @@ async def add_line(edit: OrderEdit, order: Order, variant_id: str, quantity: int
         raise InvalidData("A gift card cannot be added to an order edit")
     region = await Region.get(id=order.region_id)
     ctx = await price_context([variant], region=region, customer_id=order.customer_id)  # as Medusa v1
-    price = unit_price(list(variant.prices.related_objects), ctx, quantity)
+    price = variant_price(variant, quantity, ctx)
     if price is None:
         raise InvalidData(f'Cannot generate line item for variant "{variant.title}" without a price')
     item = await LineItem.create(
         order_edit_id=edit.id, variant_id=variant.id, title=product.title, description=variant.title,
         thumbnail=product.thumbnail, is_giftcard=False, allow_discounts=product.discountable, should_merge=True,
-        has_shipping=False, unit_price=price, quantity=quantity, metadata=metadata or {},
+        has_shipping=False, unit_price=price.amount, includes_tax=price.includes_tax, quantity=quantity,
+        metadata=metadata or {},
     )
     overrides = await load_overrides(
         list(await TaxRate.filter(region_id=region.id)), product_ids=[product.id], type_ids=[product.type_id],
@@ -292,4 +293,4 @@ async def refresh_adjustments(edit: OrderEdit, order: Order) -> None:
     if not items:
         return
     await LineItemAdjustment.filter(item_id__in=[i.id for i in items], discount_id=discount.id).delete()
-    await spread_discount(discount, offer, items)
+    await spread_discount(discount, offer, items, order.region_id)

@@ -45,6 +45,7 @@ async def method_for(
         await ShippingMethod.filter(**owner, shipping_option_id__in=await same_profile).delete()
     method = await ShippingMethod.create(
         **owner, shipping_option_id=option.id, price=(option.amount or 0) if price is None else price, data=kept,
+        includes_tax=option.includes_tax,
     )
     region = await Region.get(id=order.region_id)
     if order.tax_rate is None:  # an order with its own rate is taxed at it, lines or not

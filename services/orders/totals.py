@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from services.carts.totals import (
-    ItemInput, ItemTotals, ShippingInput, ShippingTotals, cart_totals, check_totals, round_half_up,
+    ItemInput, ItemTotals, ShippingInput, ShippingTotals, cart_totals, check_totals, line_refund, round_half_up,
 )
 
 __all__ = ["TransactionInput", "PaymentInput", "OrderTotals", "order_totals", "TOTAL_KEYS"]
@@ -65,9 +65,12 @@ class OrderTotals:
 def order_totals(
     items: list[ItemInput], shipping: list[ShippingInput], transactions: list[TransactionInput],
     payments: list[PaymentInput], *, free_shipping: bool = False, gift_cards_taxable: bool = True,
-    region_tax_rate: float = 0,
+    region_tax_rate: float = 0, ordered: dict[str, int] | None = None,
 ) -> OrderTotals:
-    """`items` carry their quantity net of returns and their stored tax rates."""
+    """`items` carry their quantity net of returns and their stored tax rates; `ordered` is each
+    line's quantity as ordered (by item id; the net quantity when absent), over which a line's
+    discount is shared per unit for `refundable`, rounded per unit as Medusa v1 shares it."""
+    ordered = ordered or {}
     base = cart_totals(items, shipping, free_shipping=free_shipping, gift_cards_taxable=gift_cards_taxable)
     gift_card_total, gift_card_tax = _gift_card_totals(transactions, gift_cards_taxable, region_tax_rate)
     tax_total = base.tax_total - gift_card_tax
@@ -80,9 +83,14 @@ def order_totals(
         gift_card_total=gift_card_total, gift_card_tax_total=gift_card_tax,
         total=base.subtotal + base.shipping_total + tax_total - (gift_card_total + base.discount_total),
         paid_total=paid, refunded_total=refunded, refundable_amount=paid - refunded,
-        items=base.items, refundable={item_id: t.total for item_id, t in base.items.items()},
+        items=base.items, refundable={i.id: line_refund(i, _unit_discount(i, ordered.get(i.id))) for i in items},
         shipping_methods=base.shipping_methods,
     ))
+
+
+def _unit_discount(item: ItemInput, ordered: int | None) -> int:
+    quantity = ordered or item.quantity
+    return round_half_up(Fraction(item.discount, quantity)) if quantity else 0
 
 
 def _gift_card_totals(

@@ -81,14 +81,15 @@ async def load_totals(order_ids: list[str]) -> dict[str, OrderTotals]:
     orders = await Order.filter(id__in=ids).values("id", "tax_rate", "region__gift_cards_taxable", "region__tax_rate")
     discounts = await _discounts(ids)
     items = _by(await _rows(LineItem, LineItem.filter(order_id__in=ids), "id", "order_id", "unit_price", "quantity",
-                            "returned_quantity", "allow_discounts"), "order_id")
+                            "returned_quantity", "allow_discounts", "includes_tax"), "order_id")
     # By subquery, not a join: the ORM joins LEFT, which SQLite answers by reading the whole table.
     lines = Subquery(LineItem.filter(order_id__in=ids).values("id"))
     adjustments = _by(await _rows(LineItemAdjustment, LineItemAdjustment.filter(item_id__in=lines),
                                   "item_id", "amount", "discount_id"), "item_id")
     item_taxes = _by(await _rows(LineItemTaxLine, LineItemTaxLine.filter(item_id__in=lines), "item_id", "rate"),
                      "item_id")
-    methods = _by(await _rows(ShippingMethod, ShippingMethod.filter(order_id__in=ids), "id", "order_id", "price"),
+    methods = _by(await _rows(ShippingMethod, ShippingMethod.filter(order_id__in=ids), "id", "order_id", "price",
+                                   "includes_tax"),
                   "order_id")
     method_taxes = _by(await _rows(ShippingMethodTaxLine, ShippingMethodTaxLine.filter(
         shipping_method_id__in=Subquery(ShippingMethod.filter(order_id__in=ids).values("id"))),

@@ -225,12 +225,12 @@ def compute_totals(
     lines = [
         ItemInput(
             item.id, item.unit_price, item.quantity - (item.returned_quantity or 0),
-            fixed_rate or tuple(t.rate for t in item_tax_lines[item.id]), discount_of(item),
+            fixed_rate or tuple(t.rate for t in item_tax_lines[item.id]), discount_of(item), item.includes_tax,
         )
         for item in items
     ]
     shipping = [
-        ShippingInput(m.id, m.price, fixed_rate or tuple(t.rate for t in method_tax_lines[m.id]))
+        ShippingInput(m.id, m.price, fixed_rate or tuple(t.rate for t in method_tax_lines[m.id]), m.includes_tax)
         for m in shipping_methods
     ]
     transactions = [
@@ -240,4 +240,5 @@ def compute_totals(
     return order_totals(
         lines, shipping, transactions, paid, free_shipping=has_free_shipping(discounts),
         gift_cards_taxable=order.region.gift_cards_taxable, region_tax_rate=order.region.tax_rate or 0,
+        ordered={item.id: item.quantity for item in items},
     )

@@ -1,6 +1,7 @@
 """What every cart answer shows of its region besides the region row: its countries, payment and
 fulfillment providers and tax rates (reference store §0.6), with the tax rates' attachments to
-products, product types and shipping options (services/regions/taxes.py). They change rarely, and reading
+products, product types and shipping options (services/regions/taxes.py) and whether its currency
+prices with tax included (which services/regions/currencies.py changes by touching the regions). They change rarely, and reading
 them would take four to seven statements of every cart read, so each process remembers them per
 region (DESIGN.md "Speed rules").
 
@@ -25,7 +26,9 @@ from datetime import datetime, timezone
 
 from tortoise.backends.base.client import TransactionalDBClient
 
-from models import Country, FulfillmentProvider, PaymentProvider, Region, TaxRate
+from tortoise.expressions import Subquery
+
+from models import Country, Currency, FulfillmentProvider, PaymentProvider, Region, TaxRate
 from services.regions.taxes import Overrides, region_overrides
 
 __all__ = ["RegionParts", "region_parts", "touch_region", "forget_region_parts", "MAX_AGE_SECONDS"]
@@ -41,6 +44,7 @@ class RegionParts:
     fulfillment_providers: list[FulfillmentProvider]
     tax_rates: list[TaxRate]
     overrides: Overrides = field(default_factory=Overrides)  # the tax rates' attachments
+    currency_includes_tax: bool = False  # the region's currency prices with tax included
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ async def region_parts(region: Region) -> RegionParts:
         _remember(region.id, entry)
     parts = entry.parts
     return RegionParts(list(parts.countries), list(parts.payment_providers), list(parts.fulfillment_providers),
-                       list(parts.tax_rates), parts.overrides)
+                       list(parts.tax_rates), parts.overrides, parts.currency_includes_tax)
 
 
 async def touch_region(region_id: str) -> None:
@@ -83,12 +87,16 @@ def forget_region_parts(region_id: str | None = None) -> None:
 
 async def _read(region_id: str) -> RegionParts:
     tax_rates = list(await TaxRate.filter(region_id=region_id).order_by("created_at", "id"))
+    inclusive = await Currency.filter(
+        code__in=Subquery(Region.filter(id=region_id).values("currency_code")), includes_tax=True,
+    ).exists()
     return RegionParts(
         countries=list(await Country.filter(region_id=region_id).order_by("id")),
         payment_providers=list(await PaymentProvider.filter(regions__id=region_id).order_by("id")),
         fulfillment_providers=list(await FulfillmentProvider.filter(regions__id=region_id).order_by("id")),
         tax_rates=tax_rates,
         overrides=await region_overrides(tax_rates),
+        currency_includes_tax=inclusive,
     )
 
 

@@ -194,6 +194,7 @@ async def _set_providers(region: Region, model: type[Model], ids: list[str]) -> 
 async def create_region(
     *, name: str, currency_code: str, tax_rate: float, payment_providers: list[str], fulfillment_providers: list[str],
     countries: list[str], tax_code: str | None = None, metadata: dict | None = None, relations: tuple[str, ...] = (),
+    includes_tax: bool = False,
 ) -> Region:
     """A new region selling in one of the store's currencies (`tax_rate` a percentage) to the
     countries given (ISO codes, any case; none may be in another region), with these providers."""
@@ -205,6 +206,7 @@ async def create_region(
         rows = await _countries(countries, None)
         region = await Region.create(
             name=name, currency_code=code, tax_rate=tax_rate, tax_code=tax_code, metadata=metadata,
+            includes_tax=includes_tax,
         )
         if payment:
             await region.payment_providers.add(*payment)
@@ -219,7 +221,7 @@ async def update_region(
     tax_rate: float | None = None, tax_code: str | None = _UNSET, gift_cards_taxable: bool | None = None,
     automatic_taxes: bool | None = None, tax_provider_id: str | None = _UNSET,
     payment_providers: list[str] | None = None, fulfillment_providers: list[str] | None = None,
-    countries: list[str] | None = None, metadata: dict | None = None,
+    countries: list[str] | None = None, metadata: dict | None = None, includes_tax: bool | None = None,
 ) -> Region:
     """Change what is given: None keeps a value, except `tax_code` (null clears it) and
     `tax_provider_id` (null: the system provider). A list given replaces the region's set (an
@@ -228,7 +230,7 @@ async def update_region(
         region = await _locked(region_id)
         columns: dict[str, Any] = {
             k: v for k, v in (("name", name), ("gift_cards_taxable", gift_cards_taxable),
-                              ("automatic_taxes", automatic_taxes)) if v is not None
+                              ("automatic_taxes", automatic_taxes), ("includes_tax", includes_tax)) if v is not None
         }
         if currency_code is not None:
             columns["currency_code"] = await _store_currency(currency_code)

@@ -8,15 +8,31 @@ default rate. Custom lines (no product) and returns are not taxed. Rates are per
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
+from math import floor
 
 from models import Region, TaxRate
 
 __all__ = [
     "TaxLine", "Overrides", "load_overrides", "region_overrides", "product_lines", "option_lines", "default_line",
-    "system_lines",
+    "system_lines", "rate_sum", "tax_in_price",
 ]
 
 _KINDS = (("products", "products"), ("types", "product_types"), ("options", "shipping_options"))
+
+
+def rate_sum(rates) -> Fraction:
+    """The sum of percentage rates, each taken exactly as written (12.5, not the float nearest it)."""
+    return sum((Fraction(str(r or 0)) for r in rates), Fraction(0))
+
+
+def tax_in_price(price: int, rate: Fraction) -> int:
+    """The tax a tax-inclusive `price` (minor units) holds at `rate` percent: `price × rate / (100 +
+    rate)` rounded half up as JavaScript's `Math.round` (Medusa 1.20's `calculatePriceTaxAmount`
+    with `includesTax`)."""
+    if not rate or not price:
+        return 0
+    return floor(price * rate / (100 + rate) + Fraction(1, 2))
 
 
 @dataclass(frozen=True)

@@ -1,29 +1,27 @@
-"""What a return gives back (reference orders §8.2): each line's share for the units returned
-(its price less its per-unit share of the line's discount, plus the line's taxes, each rounded as
-Medusa v1 rounds them), less what shipping the return back costs with its tax."""
+"""What a return gives back: each line's share for the units returned (its price, without the
+tax a tax-inclusive price holds, less its per-unit share of the line's discount, plus the line's
+taxes, each rounded as Medusa v1's `getLineItemRefund` rounds them:
+services.carts.totals.line_refund), less what shipping the return back costs with its tax."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
 from models import LineItem
-from services.carts.totals import round_half_up
+from services.carts.totals import ItemInput, line_refund as refund_of, round_half_up, tax_on
 from services.orders.view import OrderView
+from services.regions.taxes import rate_sum, tax_in_price
 
 __all__ = ["line_refund", "items_refund", "shipping_cost"]
 
 
 def line_refund(view: OrderView, item: LineItem, quantity: int) -> int:
-    discount = Fraction(0)
-    if item.allow_discounts:
-        adjusted = sum(a.amount for a in view.adjustments[item.id])
-        discount = Fraction(adjusted, item.quantity) * quantity
-    subtotal = Fraction(item.unit_price * quantity) - discount
+    discount = sum(a.amount for a in view.adjustments[item.id]) if item.allow_discounts else 0
     legacy = view.order.tax_rate
-    if legacy is not None:
-        return round_half_up(subtotal * (1 + Fraction(str(legacy)) / 100))
-    tax = sum(round_half_up(subtotal * Fraction(str(t.rate)) / 100) for t in view.item_tax_lines[item.id])
-    return round_half_up(subtotal) + tax
+    rates = (legacy,) if legacy is not None else tuple(t.rate for t in view.item_tax_lines[item.id])
+    unit_discount = round_half_up(Fraction(discount, item.quantity)) if item.quantity else 0
+    return refund_of(ItemInput(item.id, item.unit_price, quantity, rates, includes_tax=item.includes_tax),
+                     unit_discount)
 
 
 def items_refund(view: OrderView, quantities: dict[str, int]) -> int:
@@ -32,8 +30,10 @@ def items_refund(view: OrderView, quantities: dict[str, int]) -> int:
     return sum(line_refund(view, lines[item_id], n) for item_id, n in quantities.items())
 
 
-def shipping_cost(price: int, rates: list[float], legacy_rate: float | None) -> int:
-    """A return shipment's price with its tax (the order's own rate when it has one)."""
-    if legacy_rate is not None:
-        return price + round_half_up(Fraction(price) * Fraction(str(legacy_rate)) / 100)
-    return price + sum(round_half_up(Fraction(price) * Fraction(str(r)) / 100) for r in rates)
+def shipping_cost(price: int, rates: list[float], legacy_rate: float | None, includes_tax: bool = False) -> int:
+    """A return shipment's price with its tax (the order's own rate when it has one), as Medusa's
+    ReturnService counts it: an inclusive price first gives up the tax it holds, then each tax
+    line's tax on the rest is added, rounded per line."""
+    rates = [legacy_rate] if legacy_rate is not None else rates
+    net = price - (tax_in_price(price, rate_sum(rates)) if includes_tax else 0)
+    return net + sum(tax_on(net, r) for r in rates)

@@ -98,7 +98,8 @@ async def request_return(
             if amount > view.totals.refundable_amount:
                 raise InvalidData("Cannot refund more than the original payment")
         else:
-            cost = shipping_cost(price, [t.rate for t in tax_lines], order.tax_rate) if option is not None else 0
+            cost = shipping_cost(price, [t.rate for t in tax_lines], order.tax_rate, option.includes_tax) \
+                if option is not None else 0
             amount = max(items_refund(view, wanted) - cost, 0)
         ret = await Return.create(
             order_id=order.id, refund_amount=amount, location_id=location_id, idempotency_key=idempotency_key,
@@ -129,7 +130,8 @@ async def _shipping_tax_lines(order: Order, option: ShippingOption) -> list[TaxL
 
 async def _ship_back(ret: Return, option: ShippingOption, price: int, tax_lines: list[TaxLine]) -> None:
     """The return's shipping method, its tax lines, and the provider's return shipment."""
-    method = await ShippingMethod.create(return_id=ret.id, shipping_option_id=option.id, price=price, data={})
+    method = await ShippingMethod.create(return_id=ret.id, shipping_option_id=option.id, price=price, data={},
+                                        includes_tax=option.includes_tax)
     await ShippingMethodTaxLine.bulk_create([
         ShippingMethodTaxLine(shipping_method_id=method.id, rate=line.rate, name=line.name, code=line.code)
         for line in tax_lines

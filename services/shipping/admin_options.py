@@ -137,7 +137,7 @@ async def _profile_id(profile_id: str | None) -> str:
 async def create_option(
     *, name: str, region_id: str, provider_id: str, data: dict, price_type: str, amount: int | None = None,
     profile_id: str | None = None, requirements: list[RequirementInput] | None = None, is_return: bool = False,
-    admin_only: bool = False, metadata: dict | None = None, relations: tuple[str, ...] = (),
+    admin_only: bool = False, metadata: dict | None = None, relations: tuple[str, ...] = (), includes_tax: bool = False,
 ) -> ShippingOption:
     """A new option in a region, shipped by one of the region's fulfillment providers, in the
     given shipping profile (the default one when none is given)."""
@@ -155,7 +155,7 @@ async def create_option(
         option = await ShippingOption.create(
             name=name, region_id=region.id, profile_id=await _profile_id(profile_id), provider_id=provider_id,
             price_type=price_type, amount=amount, is_return=is_return, admin_only=admin_only, data=data,
-            metadata=metadata,
+            metadata=metadata, includes_tax=includes_tax,
         )
         if requirements:
             await ShippingOptionRequirement.bulk_create([
@@ -168,7 +168,7 @@ async def create_option(
 async def update_option(
     option_id: str, relations: tuple[str, ...] = (), *, name: str | None = None, amount: int | None = None,
     price_type: str | None = None, admin_only: bool | None = None, metadata: dict | None = None,
-    requirements: list[RequirementInput] | None = None,
+    requirements: list[RequirementInput] | None = None, includes_tax: bool | None = None,
 ) -> ShippingOption:
     """Change an option (absent values are kept; metadata is merged). `requirements`, when given,
     is the whole new set: listed ids are kept and changed, the others soft-deleted, items without
@@ -194,6 +194,9 @@ async def update_option(
         if admin_only is not None and admin_only != option.admin_only:
             option.admin_only = admin_only
             changed.append("admin_only")
+        if includes_tax is not None and includes_tax != option.includes_tax:
+            option.includes_tax = includes_tax
+            changed.append("includes_tax")
         if metadata is not None:
             option.metadata = merge_metadata(option.metadata, metadata)
             changed.append("metadata")

@@ -22,6 +22,7 @@ from models import (
 )
 from services.carts.locks import lock_cart_rows
 from services.carts.reads import has_free_shipping, read_cart_lines
+from services.carts.totals import ItemInput, item_totals
 from services.carts.view import CartView, check_amounts, stored_tax_lines, view_of
 from services.core import clock
 from services.core.db import atomic
@@ -31,11 +32,11 @@ from services.core.rows import RowBuilder, aliased_columns, placeholders
 from services.payments.sessions import resync_view
 from services.catalog.pricing import tax_on
 from services.regions.parts import region_parts
-from services.regions.taxes import TaxLine, load_overrides, option_lines
+from services.regions.taxes import TaxLine, load_overrides, option_lines, system_lines
 
 __all__ = [
     "PricedOption", "list_shipping_options", "cart_shipping_options", "add_shipping_method", "option_price",
-    "meets_requirements", "price_options",
+    "meets_requirements", "requirement_base", "price_options",
 ]
 
 
@@ -59,15 +60,29 @@ def option_price(option: ShippingOption) -> int:
     return option.amount or 0
 
 
-def meets_requirements(option: ShippingOption, subtotal: int) -> bool:
-    """The option's live requirements against the cart's item subtotal (before discounts and taxes):
-    at least `min_subtotal`, below `max_subtotal`."""
+def meets_requirements(option: ShippingOption, subtotal: int, item_tax: int = 0) -> bool:
+    """The option's live requirements against the cart's item subtotal (before discounts, without
+    the tax an inclusive price holds), with the items' tax added for an option whose amount
+    includes tax (Medusa's validateCartOption): at least `min_subtotal`, below `max_subtotal`."""
+    amount = subtotal + item_tax if option.includes_tax else subtotal
     for requirement in option.requirements.related_objects:
-        if requirement.type == "min_subtotal" and subtotal < requirement.amount:
+        if requirement.type == "min_subtotal" and amount < requirement.amount:
             return False
-        if requirement.type == "max_subtotal" and subtotal >= requirement.amount:
+        if requirement.type == "max_subtotal" and amount >= requirement.amount:
             return False
     return True
+
+
+async def requirement_base(region: Region, items: list[LineItem]) -> tuple[int, int]:
+    """(subtotal, item tax) of the lines (with variant and product) that requirements compare:
+    each line's subtotal as services.carts.totals computes it, and its tax at the region's rates
+    when the region computes taxes by itself; no statement while the region's parts are remembered."""
+    if not region.automatic_taxes:
+        return sum(i.unit_price * i.quantity for i in items), 0
+    rates, _ = system_lines(region, (await region_parts(region)).overrides, items, [])
+    totals = [item_totals(ItemInput(i.id, i.unit_price, i.quantity, tuple(t.rate for t in rates[i.id]),
+                                    includes_tax=i.includes_tax)) for i in items]
+    return sum(t.subtotal for t in totals), sum(t.tax_total for t in totals)
 
 
 def _with_requirements(qs):
@@ -89,9 +104,15 @@ async def price_options(options: list[ShippingOption]) -> list[PricedOption]:
         amount = option.amount
         region = regions.get(option.region_id)
         lines = option_lines(region, overrides, option.id) if region and region.automatic_taxes else []
-        tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines])
-        out.append(PricedOption(option, amount, lines, tax, (amount or 0) + tax))
+        out.append(_priced(option, amount, lines))
     return out
+
+
+def _priced(option: ShippingOption, amount: int | None, lines: list) -> PricedOption:
+    """The option with its tax and its price with tax, as Medusa's PricingService prices a
+    shipping option: an option whose amount includes tax holds its tax rather than adding it."""
+    tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines], option.includes_tax)
+    return PricedOption(option, amount, lines, tax, (amount or 0) + (0 if option.includes_tax else tax))
 
 
 async def list_shipping_options(
@@ -125,9 +146,9 @@ async def cart_shipping_options(cart_id: str) -> list[PricedOption]:
     profiles = {i.variant.product.profile_id for i in items if i.variant is not None and i.variant.product.profile_id}
     if not profiles:
         return []
-    subtotal = sum(i.unit_price * i.quantity for i in items)
+    base = await requirement_base(cart.region, items)
     options = await _read_options("outbound", [False, False, cart.region_id, *sorted(profiles)])
-    fitting = [o for o in options if _priceable(o) and meets_requirements(o, subtotal)]
+    fitting = [o for o in options if _priceable(o) and meets_requirements(o, *base)]
     return await _priced_in_region(fitting, cart.region)
 
 
@@ -139,8 +160,7 @@ async def _priced_in_region(options: list[ShippingOption], region: Region) -> li
     for option in options:
         amount = option.amount
         lines = option_lines(region, overrides, option.id) if overrides is not None else []
-        tax = tax_on(amount or 0, [{"rate": line.rate} for line in lines])
-        out.append(PricedOption(option, amount, lines, tax, (amount or 0) + tax))
+        out.append(_priced(option, amount, lines))
     return out
 
 
@@ -169,7 +189,7 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
             price = offered.price
         else:
             _check_available(option, cart.region_id)
-            if not meets_requirements(option, sum(i.unit_price * i.quantity for i in items)):
+            if not meets_requirements(option, *await requirement_base(cart.region, items)):
                 raise NotAllowed("The Cart does not satisfy the shipping option's requirements")
             price = option_price(option)
         if has_free_shipping(rows.discounts):
@@ -178,7 +198,8 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
         if same_profile:
             await ShippingMethod.filter(id__in=same_profile).delete()
         method = await ShippingMethod.create(
-            cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {})
+            cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {},
+            includes_tax=option.includes_tax)
         object.__setattr__(method, "_shipping_option", option)
         rows.shipping_methods = [m for m in rows.shipping_methods if m.id not in same_profile] + [method]
         rows.method_tax_lines = {m.id: rows.method_tax_lines.get(m.id, []) for m in rows.shipping_methods}

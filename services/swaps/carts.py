@@ -81,7 +81,7 @@ async def _return_shipping_line(cart: Cart, ret: Return) -> None:
         return
     line = await LineItem.create(
         cart_id=cart.id, title="Return shipping", quantity=1, has_shipping=True, allow_discounts=False,
-        unit_price=method.price, is_return=True, should_merge=False, metadata={},
+        unit_price=method.price, includes_tax=method.includes_tax, is_return=True, should_merge=False, metadata={},
     )
     await LineItemTaxLine.bulk_create([
         LineItemTaxLine(item_id=line.id, rate=t.rate, name=t.name, code=t.code)
@@ -96,7 +96,8 @@ async def _credit_lines(cart: Cart, view: OrderView, ret: Return) -> None:
         credit = await LineItem.create(
             cart_id=cart.id, title=line.title, description=line.description, thumbnail=line.thumbnail,
             variant_id=line.variant_id, is_return=True, should_merge=False, allow_discounts=line.allow_discounts,
-            has_shipping=True, unit_price=-line.unit_price, quantity=returned.quantity, metadata=line.metadata or {},
+            has_shipping=True, unit_price=-line.unit_price, includes_tax=line.includes_tax, quantity=returned.quantity,
+            metadata=line.metadata or {},
         )
         await LineItemTaxLine.bulk_create([
             LineItemTaxLine(item_id=credit.id, rate=t.rate, name=t.name, code=t.code)
@@ -106,5 +107,5 @@ async def _credit_lines(cart: Cart, view: OrderView, ret: Return) -> None:
         if discount:
             # Its share of the line's discount, as the refund of those units counts it
             # (services/returns/amounts.py); counted whatever discount the cart has.
-            share = round_half_up(Fraction(discount * returned.quantity, line.quantity))
+            share = round_half_up(Fraction(discount, line.quantity)) * returned.quantity
             await LineItemAdjustment.create(item_id=credit.id, description="discount", amount=-share)

@@ -16,7 +16,7 @@ CARD_COLUMNS = {
 }
 REGION_COLUMNS = {
     "id", "name", "currency_code", "tax_rate", "tax_code", "gift_cards_taxable", "automatic_taxes",
-    "tax_provider_id", "metadata", "created_at", "updated_at", "deleted_at",
+    "tax_provider_id", "metadata", "includes_tax", "created_at", "updated_at", "deleted_at",
 }
 CODE = re.compile(r"^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$")
 

@@ -8,7 +8,7 @@ import pytest
 from models import CustomerGroup, MoneyAmount, PriceList, Region
 from tests.conftest import count_queries
 
-LIST_COLUMNS = {"id", "name", "description", "type", "status", "starts_at", "ends_at", "created_at", "updated_at",
+LIST_COLUMNS = {"id", "name", "description", "type", "status", "starts_at", "ends_at", "includes_tax", "created_at", "updated_at",
                 "deleted_at"}
 PRICE_KEYS = {"id", "currency_code", "amount", "min_quantity", "max_quantity", "price_list_id", "region_id",
               "created_at", "updated_at", "deleted_at", "variant_id", "variant", "variants"}
@@ -129,7 +129,7 @@ async def test_a_list_is_created_read_changed_and_deleted(client, admin_headers,
      "Currency with currency_code xyz does not exist."),
     ({"customer_groups": [{"id": "cgrp_nope"}]}, 404, "CustomerGroup with id cgrp_nope was not found"),
     ({"type": "clearance"}, 400, "type must be one of the following values: sale, override"),
-    ({"includes_tax": True}, 400, "property includes_tax should not exist"),
+    ({"includes_tax": "yes"}, 400, "includes_tax must be a boolean value"),
     ({"starts_at": "2024-02-01T00:00:00Z", "ends_at": "2024-01-01T00:00:00Z"}, 400, "ends_at must be after starts_at"),
 ])
 async def test_bad_input_is_refused_and_nothing_is_written(client, admin_headers, seeded, changes, status, message):

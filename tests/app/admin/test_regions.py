@@ -12,7 +12,7 @@ from tests.conftest import count_queries
 
 REGION_COLUMNS = {
     "id", "name", "currency_code", "tax_rate", "tax_code", "gift_cards_taxable", "automatic_taxes",
-    "tax_provider_id", "metadata", "created_at", "updated_at", "deleted_at",
+    "tax_provider_id", "metadata", "includes_tax", "created_at", "updated_at", "deleted_at",
 }
 RELATIONS = {"countries", "payment_providers", "fulfillment_providers", "currency"}
 MANUAL = [{"id": "manual", "is_installed": True}]
@@ -157,7 +157,7 @@ async def test_a_region_is_created_listed_read_changed_and_deleted(client, admin
     ({"currency_code": "xxxx"}, 400, "Invalid currency code"),
     ({"payment_providers": ["stripe"]}, 404, "Payment provider stripe was not found"),
     ({"fulfillment_providers": ["manual", "ups"]}, 404, "Fulfillment provider ups was not found"),
-    ({"includes_tax": True}, 400, "property includes_tax should not exist"),  # tax_inclusive_pricing is off
+    ({"includes_tax": "yes"}, 400, "includes_tax must be a boolean value"),
     ({"automatic_taxes": False}, 400, "property automatic_taxes should not exist"),
     ({"tax_provider_id": "system"}, 400, "property tax_provider_id should not exist"),
 ])
@@ -293,7 +293,7 @@ async def test_get_of_an_unknown_region_is_medusas_404(client, admin_headers):
     ({"tax_provider_id": "avalara"}, 404, "Tax provider avalara was not found"),
     ({"payment_providers": ["stripe"]}, 404, "Payment provider stripe was not found"),
     ({"countries": ["de", "zz"]}, 400, "Invalid country code"),
-    ({"includes_tax": True}, 400, "property includes_tax should not exist"),
+    ({"includes_tax": None}, 400, "includes_tax must be a boolean value"),
 ])
 async def test_update_with_bad_input_is_refused_and_changes_nothing(client, admin_headers, store_currencies,
                                                                     changes, status, message):

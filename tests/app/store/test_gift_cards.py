@@ -9,7 +9,7 @@ from services.gift_cards.gift_cards import create_gift_card
 
 REGION_COLUMNS = {
     "id", "name", "currency_code", "tax_rate", "tax_code", "gift_cards_taxable", "automatic_taxes",
-    "tax_provider_id", "metadata", "created_at", "updated_at", "deleted_at",
+    "tax_provider_id", "metadata", "includes_tax", "created_at", "updated_at", "deleted_at",
 }
 
 

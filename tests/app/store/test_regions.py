@@ -9,7 +9,7 @@ from tests.conftest import count_queries
 
 REGION_COLUMNS = {
     "id", "name", "currency_code", "tax_rate", "tax_code", "gift_cards_taxable", "automatic_taxes",
-    "tax_provider_id", "metadata", "created_at", "updated_at", "deleted_at",
+    "tax_provider_id", "metadata", "includes_tax", "created_at", "updated_at", "deleted_at",
 }
 DEFAULT_RELATIONS = {"countries", "payment_providers", "fulfillment_providers", "currency"}
 COUNTRY_KEYS = {"id", "iso_2", "iso_3", "num_code", "name", "display_name", "region_id"}
@@ -32,7 +32,7 @@ async def test_list_shows_both_seeded_regions_with_medusa_field_names_and_defaul
     assert set(by_name) == {"NA", "EU"}
     for region in body["regions"]:
         assert set(region) == REGION_COLUMNS | DEFAULT_RELATIONS
-        assert "object" not in region and "includes_tax" not in region
+        assert "object" not in region and region["includes_tax"] is False
         assert region["id"] == region_ids[region["name"]] and region["id"].startswith("reg_")
         assert region["deleted_at"] is None
         assert region["payment_providers"] == [{"id": "manual", "is_installed": True}]

@@ -9,8 +9,8 @@ from tests.cart_factories import new_cart, option_id, region_id, shipping_option
 
 OPTION_KEYS = {
     "id", "name", "region_id", "profile_id", "provider_id", "price_type", "amount", "is_return", "admin_only",
-    "data", "metadata", "created_at", "updated_at", "deleted_at", "requirements", "price_incl_tax", "tax_rates",
-    "tax_amount",
+    "data", "metadata", "created_at", "updated_at", "deleted_at", "includes_tax", "requirements", "price_incl_tax",
+    "tax_rates", "tax_amount",
 }
 
 

@@ -38,7 +38,7 @@ def test_a_unit_price_is_the_lowest_price_whose_quantity_bounds_fit():
         MoneyAmount(currency_code="usd", amount=950, region_id="reg_1"),
     ]
     ctx = PriceContext(region=region)
-    assert [unit_price(prices, ctx, q) for q in (1, 2, 9, 10)] == [950, 900, 900, 800]
+    assert [unit_price(prices, ctx, q).amount for q in (1, 2, 9, 10)] == [950, 900, 900, 800]
     assert unit_price([p for p in prices if p.currency_code == "eur"], ctx, 1) is None
 
 

@@ -82,7 +82,7 @@ def test_quantity_tiers_of_a_list_follow_the_quantity():
     prices = [price(1000), price(900, lst="pl_sale", low=1, high=9), price(700, lst="pl_sale", low=10),
               price(1, lst="pl_draft", low=1)]
     ctx = PriceContext(region=NA, price_lists=LISTS)
-    assert [unit_price(prices, ctx, q) for q in (1, 9, 10, 1000)] == [900, 900, 700, 700]
+    assert [unit_price(prices, ctx, q).amount for q in (1, 9, 10, 1000)] == [900, 900, 700, 700]
     assert unit_price(prices, PriceContext(currency_code="eur"), 1) is None
     assert unit_price(prices, PriceContext(), 1) is None
 

@@ -4,6 +4,8 @@ and redemption that cannot over-redeem (reference store §3.1-3.2)."""
 
 from __future__ import annotations
 
+import math
+
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -152,13 +154,33 @@ def test_lines_no_discount_reaches(changes):
     (offer(type="fixed", value=600, allocation="item"), [line("a", 500, 2)], {"a": 1000}),
     # Three equal lines, 100 to spread: 34 + 33 + 33 (the earlier line takes the spare unit).
     (offer(type="fixed", value=100), [line("a", 1000), line("b", 1000), line("c", 1000)], {"a": 34, "b": 33, "c": 33}),
-    # Percentage rounds once, half up, on the whole: 3 × 5 at 10 % is 1.5 → 2, not 3 × 0.5 → 3.
-    (offer(value=10), [line("a", 5), line("b", 5), line("c", 5)], {"a": 1, "b": 1}),
+    # Percentage rounds per line as Medusa v1 does: 3 × 5 at 10 % is 3 × round(0.5) = 3, not round(1.5) = 2.
+    (offer(value=10), [line("a", 5), line("b", 5), line("c", 5)], {"a": 1, "b": 1, "c": 1}),
+    # 12 % of two lines of 1005: 120.6 → 121 each, 242 (once on the sum, 241.2 would give 241).
+    (offer(value=12), [line("a", 1005), line("b", 1005)], {"a": 121, "b": 121}),
+    # Medusa's double-precision arithmetic: 410 / 100 × 15 is 61.4999…, so 61 (exactly 61.5 → 62).
+    (offer(value=15), [line("a", 410)], {"a": 61}),
+    (offer(value=15), [line("a", 430)], {"a": 65}),
     (offer(value=100), [line("a", 999, 3)], {"a": 2997}),
     (offer(type="free_shipping", value=0), [line("a", 1000)], {}),
 ])
 def test_allocation_in_minor_units(o, lines, expected):
     assert allocate(o, lines) == expected
+
+
+def round_like_javascript(value: float) -> int:
+    whole = math.floor(value)
+    return whole + 1 if value - whole >= 0.5 else whole
+
+
+@pytest.mark.parametrize("o, expected", [
+    # 1200 at 20 % included holds 200: discounts are taken of the 1000 without it, as Medusa 1.20 does.
+    (offer(value=10), 100),
+    (offer(type="fixed", value=5000), 1000),
+    (offer(type="fixed", value=300, allocation="item"), 300),
+])
+def test_a_tax_inclusive_line_is_discounted_without_the_tax_it_holds(o, expected):
+    assert allocate(o, [line("a", 1200, held_tax=200)]) == {"a": expected}
 
 
 def test_fixed_total_is_spread_over_the_reached_lines_only():
@@ -199,7 +221,7 @@ def test_allocated_parts_always_sum_to_the_discount_and_never_exceed_a_line(spec
     if kind == "percentage":
         value %= 101
         o = offer(type="percentage", value=value)
-        whole = (subtotal * value * 2 + 100) // 200
+        whole = sum(round_like_javascript(ln.subtotal / 100 * value) for ln in reached)
     elif kind == "fixed-item":
         o = offer(type="fixed", value=value, allocation="item")
         whole = sum(min(value * ln.quantity, ln.subtotal) for ln in reached)
