@@ -9,11 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Hashable
 
+from tortoise.expressions import Subquery
 from tortoise.models import Model
 from tortoise.query_utils import Prefetch
 from tortoise.queryset import QuerySet
 
-__all__ = ["FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by"]
+__all__ = [
+    "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
+]
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,28 @@ async def find_one(qs: QuerySet, relations: tuple[str, ...], aliases: dict[str, 
     if relations:
         qs = qs.prefetch_related(*prefetches(qs.model, relations, aliases))
     return await qs.first()
+
+
+class AnyOf(Subquery):
+    """`Q(id__in=AnyOf(a, b, c))`: the rows any of the one-column queries `a`, `b`, `c` finds, as
+    one `UNION ALL` subquery. A search over several tables ("the e-mail, or the customer's name, or
+    the shipping address's name") written as one OR across joins makes the database join and test
+    every row; each query of a union can use its own index instead."""
+
+    def __init__(self, *queries: QuerySet) -> None:
+        super().__init__(queries[0])
+        self.queries = queries
+
+    def get_sql(self, ctx) -> str:
+        # One parameterizer, so the parts' parameters are numbered in turn; the parts bare (SQLite
+        # refuses a parenthesized SELECT in a compound), the whole in parentheses.
+        bare = ctx.copy(subquery=False)
+        parts = []
+        for query in self.queries:
+            query._choose_db_if_not_chosen()
+            query._make_query()
+            parts.append(query.query.get_parameterized_sql(bare)[0])
+        return f"({' UNION ALL '.join(parts)})"
 
 
 def date_filters(**comparisons: dict | None) -> dict:
