@@ -24,7 +24,7 @@ from tortoise.queryset import QuerySet
 
 __all__ = [
     "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
-    "COUNT_EXACT_UP_TO",
+    "COUNT_EXACT_UP_TO", "page_total",
 ]
 
 # Rows a list counts one by one before its count becomes PostgreSQL's estimate: 667 pages of 15,
@@ -96,7 +96,7 @@ async def find_page(
     if config.relations:
         page = page.prefetch_related(*prefetches(qs.model, config.relations, aliases))
     rows = await page
-    return rows, await _count(qs, config, len(rows))
+    return rows, await page_total(qs, config, len(rows))
 
 
 # The statements of `find_plain_page`, by (dialect, caller's key, config): (page SQL, its parameters,
@@ -146,11 +146,12 @@ async def find_page_ids(qs: QuerySet, config: FindConfig) -> tuple[list, int]:
     count of `qs`."""
     page = _ordered(qs, config).offset(config.offset).limit(config.limit)
     ids = list(await page.values_list(qs.model._meta.pk_attr, flat=True))
-    return ids, await _count(qs, config, len(ids))
+    return ids, await page_total(qs, config, len(ids))
 
 
-async def _count(qs: QuerySet, config: FindConfig, shown: int) -> int:
-    """The total, counted only when the page does not tell it (a full page, or one past the end)."""
+async def page_total(qs: QuerySet, config: FindConfig, shown: int) -> int:
+    """The total of `qs`, of which the page at `config` showed `shown` rows: counted (as the module's
+    docstring says) only when the page does not tell it (a full page, or one past the end)."""
     if not _needs_count(shown, config):
         return shown + config.offset
     query = qs.count()
