@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Hashable
 
 from tortoise.expressions import Subquery
@@ -164,29 +165,32 @@ async def page_total(qs: QuerySet, config: FindConfig, shown: int) -> int:
 class _Count:
     """The statements counting a list's rows (see the module's docstring): on PostgreSQL the rows
     counted up to one past COUNT_EXACT_UP_TO, then, only when there are that many, the planner's
-    estimate of them all (`EXPLAIN`, which reads no row); elsewhere a plain count."""
+    estimate of them all (`EXPLAIN`, which reads no row; built only then); elsewhere a plain count."""
 
     sql: str
     params: tuple
-    estimate_sql: str | None = None
-    estimate_params: tuple = ()
+    qs: QuerySet | None = None  # the list, on PostgreSQL, for its estimate
 
     @classmethod
     def of(cls, qs: QuerySet, dialect: str) -> "_Count":
         if dialect != "postgres":
             return cls(*_statement(qs.count()))
-        pk = qs.model._meta.pk_attr
-        capped, params = _statement(qs.limit(COUNT_EXACT_UP_TO + 1).values_list(pk, flat=True))
-        every, every_params = _statement(qs.values_list(pk, flat=True))
-        return cls(f"SELECT COUNT(*) FROM ({capped}) AS capped", params, f"EXPLAIN (FORMAT JSON) {every}", every_params)
+        capped, params = _statement(qs.limit(COUNT_EXACT_UP_TO + 1).values_list(qs.model._meta.pk_attr, flat=True))
+        return cls(f"SELECT COUNT(*) FROM ({capped}) AS capped", params, qs)
+
+    @cached_property
+    def estimate(self) -> tuple[str, tuple]:
+        every, params = _statement(self.qs.values_list(self.qs.model._meta.pk_attr, flat=True))
+        return f"EXPLAIN (FORMAT JSON) {every}", params
 
     async def run(self, db, at_least: int) -> int:
         """The count; `at_least`: rows the caller has seen exist (its page's end)."""
         _, rows = await db.execute_query(self.sql, list(self.params))
         counted = next(iter(dict(rows[0]).values())) if rows else 0
-        if self.estimate_sql is None or counted <= COUNT_EXACT_UP_TO:
+        if self.qs is None or counted <= COUNT_EXACT_UP_TO:
             return counted
-        _, rows = await db.execute_query(self.estimate_sql, list(self.estimate_params))
+        sql, params = self.estimate
+        _, rows = await db.execute_query(sql, list(params))
         plan = next(iter(dict(rows[0]).values()))
         plan = json.loads(plan) if isinstance(plan, str) else plan
         return max(int(plan[0]["Plan"]["Plan Rows"]), counted, at_least)
