@@ -7,8 +7,9 @@ shop moved from Medusa brings; `python -m bench.big_shop` builds one to measure 
   address's first name instead of testing every row (the extension comes with migration 0022).
   SQLite has no such index; an embedded shop is small.
 - The order list's filters with its default order (`status`, `payment_status`,
-  `fulfillment_status`, each with `created_at`), its `updated_at` order, and the order search's
-  way from a matching shipping address to its order (`shipping_address_id`).
+  `fulfillment_status`, each with `created_at`), a customer's orders newest first (their page in
+  the back office and the storefront), its `updated_at` order, and the order search's way from a
+  matching shipping address to its order (`shipping_address_id`).
 - The default order (`created_at`) of the lists that grow with the trade: customers, gift cards,
   returns, swaps, draft orders. Both databases get these btree indexes.
 """
@@ -29,6 +30,7 @@ BTREE = [
     ("orders", ("status", "created_at")),
     ("orders", ("payment_status", "created_at")),
     ("orders", ("fulfillment_status", "created_at")),
+    ("orders", ("customer_id", "created_at")),
     ("orders", ("updated_at",)),
     ("orders", ("shipping_address_id",)),
     ("customer", ("created_at",)),
