@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from email.utils import format_datetime
 
 from tortoise.expressions import Q
+from tortoise.queryset import QuerySet
 
 from models.order import FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES
 from services.batch_jobs.product_import.columns import csv_line
@@ -26,7 +27,7 @@ from services.files import storage
 from services.orders.listing import OrderFilter, filtered_orders
 from services.orders.view import OrderView, load_views, read_orders
 
-__all__ = ["TYPE", "PAGE_SIZE", "HEADER", "prepare", "pre_process", "process", "export_key"]
+__all__ = ["TYPE", "PAGE_SIZE", "HEADER", "prepare", "pre_process", "process", "export_key", "after"]
 
 TYPE = "order-export"
 PAGE_SIZE = 100  # orders read (with their lines for the totals) and written at a time
@@ -127,7 +128,7 @@ async def _pages(context: dict, page_size: int) -> AsyncIterator[list[OrderView]
     while remaining > 0:
         page = qs
         if last is not None:
-            page = page.filter(Q(created_at__lt=last[1]) | Q(created_at=last[1], id__lt=last[0]))
+            page = after(page, *last)
         elif skip:
             page = page.offset(skip)
         keys = await page.limit(int(min(page_size, remaining))).values_list("id", "created_at")
@@ -135,6 +136,13 @@ async def _pages(context: dict, page_size: int) -> AsyncIterator[list[OrderView]
             return
         yield await load_views(await read_orders([k[0] for k in keys]), line_detail=False, after_sale=False)
         last, remaining = keys[-1], remaining - len(keys)
+
+
+def after(qs: QuerySet, order_id: str, created_at: datetime) -> QuerySet:
+    """The orders of `qs` that come after (`created_at`, `order_id`), newest first. The bound on
+    `created_at` alone says nothing new, but lets the database start from the key in its index
+    instead of reading past every order already exported (each page cost more than the last)."""
+    return qs.filter(Q(created_at__lte=created_at), Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=order_id))
 
 
 def _text(value) -> str:

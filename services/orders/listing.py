@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tortoise.expressions import Q
+from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
 from services.core.errors import NotFound
-from models import Order
-from services.core.listing import FindConfig, date_filters, find_page_ids
+from models import Address, Customer, Order
+from services.core.listing import AnyOf, FindConfig, date_filters, find_page_ids
 from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, read_orders
 
 __all__ = ["OrderFilter", "filtered_orders", "list_orders", "lookup_order"]
@@ -66,13 +66,20 @@ def filtered_orders(f: OrderFilter) -> QuerySet:
 def _search(q: str) -> Q:
     """`q` over the order's email, its shipping first name and its customer's names and phone,
     or its number (`1042` or `#1042`). Unlike Medusa v1, an order without a customer or a
-    shipping address can match, and the other filters still apply."""
-    found = (
-        Q(email__icontains=q) | Q(shipping_address__first_name__icontains=q) | Q(customer__first_name__icontains=q)
-        | Q(customer__last_name__icontains=q) | Q(customer__phone__icontains=q)
-    )
+    shipping address can match, and the other filters still apply. Each of those is its own
+    query, on its own index (migration 0029: trigram indexes on PostgreSQL), rather than one
+    condition over the orders joined to their customers and addresses, which tests every order."""
+    customers = Customer.filter(Q(first_name__icontains=q) | Q(last_name__icontains=q) | Q(phone__icontains=q))
+    addresses = Address.filter(first_name__icontains=q)
+    found = [
+        Order.filter(email__icontains=q).values("id"),
+        Order.filter(customer_id__in=Subquery(customers.values("id"))).values("id"),
+        Order.filter(shipping_address_id__in=Subquery(addresses.values("id"))).values("id"),
+    ]
     number = _DISPLAY_ID.match(q)
-    return found | Q(display_id=int(number.group(1))) if number else found
+    if number:
+        found.append(Order.filter(display_id=int(number.group(1))).values("id"))
+    return Q(id__in=AnyOf(*found))
 
 
 async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderView], int]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from models import Order, Return, ReturnItem, ShippingMethod
+from services.core.listing import FindConfig, page_total
 from services.orders.view import AfterSale, rows_by
 
 __all__ = ["list_returns", "load_returns"]
@@ -28,6 +29,6 @@ async def load_returns(returns: list[Return]) -> tuple[AfterSale, dict[str, Orde
 
 async def list_returns(limit: int, offset: int) -> tuple[list[Return], int, AfterSale, dict[str, Order]]:
     page = await Return.all().order_by("-created_at", "-id").offset(offset).limit(limit)
-    count = len(page) + offset if len(page) < limit and (page or not offset) else await Return.all().count()
+    count = await page_total(Return.all(), FindConfig(limit=limit, offset=offset), len(page))
     after, orders = await load_returns(page)
     return page, count, after, orders

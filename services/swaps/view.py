@@ -12,7 +12,7 @@ from models import (
 )
 from services.core.errors import NotFound
 from services.core.ids import fits
-from services.core.listing import rows_by
+from services.core.listing import FindConfig, page_total, rows_by
 
 __all__ = ["SwapParts", "load_swaps", "load_swap_parts", "list_swaps", "swap_of_cart", "swaps_by_id"]
 
@@ -46,7 +46,8 @@ async def load_swaps(order_ids: list[str], swaps: list[Swap]) -> dict[str, list[
 async def list_swaps(limit: int, offset: int) -> tuple[list[Swap], int]:
     """Live swaps, newest first (Medusa's `/admin/swaps`)."""
     live = Swap.filter(deleted_at=None)
-    return list(await live.order_by("-created_at", "-id").offset(offset).limit(limit)), await live.count()
+    page = list(await live.order_by("-created_at", "-id").offset(offset).limit(limit))
+    return page, await page_total(live, FindConfig(limit=limit, offset=offset), len(page))
 
 
 async def swap_of_cart(cart_id: str) -> Swap:

@@ -1,0 +1,162 @@
+"""How fast each page's read answers (not a test): every list and page the admin dashboard and a
+storefront read, p50/p99 ms with a few concurrent clients, against any server by base URL; made for
+comparing a small shop with a big one (`python -m bench.big_shop`) before and after a change.
+
+    .venv/bin/python -m bench.page_speed --base http://127.0.0.1:9081 --clients 8 --requests 160
+
+Each workload is sent `--requests` times by `--clients` clients at once (each taking the next
+request as it finishes one), after one round of warm-up; a workload whose answers are not all 2xx
+says so. The rows it reads (an order, a customer, a product, a category, a collection) are the
+newest, found through the API first; the storefront's own orders are read by the big shop's
+shopper (bench/big_shop.py), else that workload is skipped. `--only order` runs the workloads
+whose names contain a word.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from datetime import datetime, timedelta, timezone
+from urllib.parse import urlencode
+
+import aiohttp
+
+from bench.dashboard_reads import ORDER_LIST, ORDER_PAGE_EXPAND
+
+SHOPPER = ("david.smith3@example.com", "supersecret")  # bench/big_shop.py's customer number 3
+
+
+def _get(path: str, **params) -> tuple[str, str, None]:
+    return "GET", f"{path}?{urlencode(params, doseq=True)}" if params else path, None
+
+
+async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str, dict | None]]:
+    async def first(path: str, key: str, **params) -> dict:
+        async with session.get(path, params={"limit": 1, **params}) as answer:
+            rows = (await answer.json())[key]
+        if not rows:
+            raise SystemExit(f"{path} is empty: fill the store first (python -m bench.big_shop)")
+        return rows[0]
+
+    order = await first("/admin/orders", "orders", expand="customer", fields="id,display_id,email,customer_id")
+    email = order["email"]
+    fragment = email.split("@")[0][2:9]  # "na.smit" of "anna.smith42@…": the middle of a name
+    last_name = (order.get("customer") or {}).get("last_name") or "Smith"
+    product = await first("/admin/products", "products")
+    category = await first("/store/product-categories", "product_categories")
+    collection = await first("/store/collections", "collections")
+    now = datetime.now(timezone.utc)
+    month = {"created_at[gt]": (now - timedelta(days=40)).isoformat(), "created_at[lt]": (now - timedelta(days=10)).isoformat()}
+    orders = {**ORDER_LIST}
+    out = {
+        "order list (dashboard default)": _get("/admin/orders", **orders),
+        "order list, status pending": _get("/admin/orders", **orders, **{"status[]": "pending"}),
+        "order list, payment captured": _get("/admin/orders", **orders, **{"payment_status[]": "captured"}),
+        "order list, fulfilment not_fulfilled": _get("/admin/orders", **orders, **{"fulfillment_status[]": "not_fulfilled"}),
+        "order list, status archived": _get("/admin/orders", **orders, **{"status[]": "archived"}),
+        "order list, q e-mail fragment": _get("/admin/orders", **orders, q=fragment),
+        "order list, q display id": _get("/admin/orders", **orders, q=str(order["display_id"])),
+        "order list, q last name": _get("/admin/orders", **orders, q=last_name),
+        "order list, created 40-10 days ago": _get("/admin/orders", **orders, **month),
+        "order list, page 2,000": _get("/admin/orders", **{**orders, "offset": 15 * 1999}),
+        "order list, order display_id": _get("/admin/orders", **orders, order="display_id"),
+        "order list, order -display_id": _get("/admin/orders", **orders, order="-display_id"),
+        "order list, order email": _get("/admin/orders", **orders, order="email"),
+        "order list, order -updated_at": _get("/admin/orders", **orders, order="-updated_at"),
+        "order list, order status": _get("/admin/orders", **orders, order="status"),
+        "order page": _get(f"/admin/orders/{order['id']}", expand=ORDER_PAGE_EXPAND),
+        "customer list": _get("/admin/customers", limit=15, offset=0),
+        "customer list, q e-mail fragment": _get("/admin/customers", limit=15, offset=0, q=fragment),
+        "customer list, q last name": _get("/admin/customers", limit=15, offset=0, q=last_name),
+        "customer page": _get(f"/admin/customers/{order['customer_id']}", expand="orders,shipping_addresses"),
+        "customer page's orders": _get("/admin/orders", customer_id=order["customer_id"], limit=10, offset=0),
+        "product list": _get("/admin/products", limit=15, offset=0),
+        "product list, q": _get("/admin/products", limit=15, offset=0, q="hoodie"),
+        "product page": _get(f"/admin/products/{product['id']}"),
+        "discount list": _get("/admin/discounts", limit=15, offset=0),
+        "gift-card list": _get("/admin/gift-cards", limit=15, offset=0),
+        "draft-order list": _get("/admin/draft-orders", limit=15, offset=0),
+        "return list": _get("/admin/returns", limit=15, offset=0),
+        "swap list": _get("/admin/swaps", limit=15, offset=0),
+        "store products by category": _get("/store/products", limit=12, **{"category_id[]": category["id"]}),
+        "store products by collection": _get("/store/products", limit=12, **{"collection_id[]": collection["id"]}),
+        "store product by handle": _get("/store/products", handle=product["handle"]),
+        "store product search": ("POST", "/store/products/search", {"q": "hoodie", "limit": 12}),
+        "store customer's orders": _get("/store/customers/me/orders", limit=10, offset=0),
+    }
+    return out
+
+
+async def _sign_in(base: str, args) -> tuple[aiohttp.ClientSession, aiohttp.ClientSession | None]:
+    admin = aiohttp.ClientSession(base_url=base)
+    async with admin.post("/admin/auth/token", json={"email": args.email, "password": args.password}) as answer:
+        token = (await answer.json())["access_token"]
+    admin.headers["Authorization"] = f"Bearer {token}"
+    shopper = aiohttp.ClientSession(base_url=base, headers={"Origin": base}, cookie_jar=aiohttp.CookieJar(unsafe=True))
+    async with shopper.post("/store/auth", json={"email": SHOPPER[0], "password": SHOPPER[1]}) as answer:
+        if answer.status != 200:
+            await shopper.close()
+            shopper = None
+    return admin, shopper
+
+
+async def measure(session: aiohttp.ClientSession, method: str, path: str, body, requests: int, clients: int) -> dict:
+    times: list[float] = []
+    failures: list[str] = []
+
+    async def client(turns: list[int]) -> None:
+        while turns:
+            turns.pop()
+            started = time.perf_counter()
+            async with session.request(method, path, json=body) as answer:
+                text = await answer.read()
+                if answer.status >= 300:
+                    failures.append(f"{answer.status} {text[:200]!r}")
+            times.append((time.perf_counter() - started) * 1000)
+
+    warm = list(range(clients))
+    await asyncio.gather(*(client(warm) for _ in range(clients)))
+    times.clear()
+    turns = list(range(requests))
+    await asyncio.gather(*(client(turns) for _ in range(clients)))
+    times.sort()
+    return {"p50": statistics.median(times), "p99": times[min(len(times) - 1, int(len(times) * 0.99))],
+            "failures": failures}
+
+
+async def run(args) -> None:
+    admin, shopper = await _sign_in(args.base, args)
+    try:
+        loads = await workloads(admin)
+        print(f"| page | p50 ms | p99 ms |  ({args.clients} clients, {args.requests} requests each)\n|---|---|---|")
+        for name, (method, path, body) in loads.items():
+            if args.only and not any(word in name for word in args.only):
+                continue
+            session = shopper if name.startswith("store customer") else admin
+            if session is None:
+                print(f"| {name} | (no shopper to sign in) | |")
+                continue
+            result = await measure(session, method, path, body, args.requests, args.clients)
+            note = f" ({len(result['failures'])} failed: {result['failures'][0]})" if result["failures"] else ""
+            print(f"| {name} | {result['p50']:.1f} | {result['p99']:.1f} |{note}", flush=True)
+    finally:
+        await admin.close()
+        if shopper is not None:
+            await shopper.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="http://127.0.0.1:9000")
+    parser.add_argument("--email", default="admin@test.com")
+    parser.add_argument("--password", default="supersecret")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=160)
+    parser.add_argument("--only", nargs="*", default=[])
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

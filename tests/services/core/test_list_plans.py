@@ -1,0 +1,105 @@
+"""The back office's list queries, as the services build them, find their rows and their order by
+index on PostgreSQL (migration 0029), whatever the shop's size: each page and count statement is
+planned with sequential scans (and, where an index gives the order, sorts) priced out of reach,
+and the plan must still contain neither. A filter or order without an index would still scan or
+sort, and fail here; a test shop is too small for the planner to show it by itself. The count of a
+whole list (nothing filtered but deleted rows) may read rows in any order: it stops at
+COUNT_EXACT_UP_TO (services/core/listing.py)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from tortoise.transactions import in_transaction
+
+from models import DraftOrder, GiftCard, Return, Swap
+from services.batch_jobs.order_export import after
+from services.core.listing import FindConfig, _Count, _ordered, _statement
+from services.customers.customers import CustomerFilter, _filtered as filtered_customers
+from services.orders.listing import OrderFilter, filtered_orders
+from tests.conftest import requires_postgres
+
+pytestmark = requires_postgres("plans are PostgreSQL's")
+
+NEWEST = FindConfig(limit=15)
+SINCE = {"gt": datetime(2024, 1, 1, tzinfo=timezone.utc), "lt": datetime(2024, 2, 1, tzinfo=timezone.utc)}
+
+# name: (the list's query set, its order, whether the order comes from an index: a search's matches
+# are few and sorted once found). WHOLE: the lists that filter nothing.
+LISTS = {
+    "orders, newest first": (lambda: filtered_orders(OrderFilter()), NEWEST, True),
+    "orders by status": (lambda: filtered_orders(OrderFilter(status=["pending"])), NEWEST, True),
+    "orders by payment status": (lambda: filtered_orders(OrderFilter(payment_status=["captured"])), NEWEST, True),
+    "orders by fulfilment status": (
+        lambda: filtered_orders(OrderFilter(fulfillment_status=["not_fulfilled"])), NEWEST, True),
+    "orders created in a month": (lambda: filtered_orders(OrderFilter(created_at=SINCE)), NEWEST, True),
+    "a customer's orders": (lambda: filtered_orders(OrderFilter(customer_id="cus_1")), NEWEST, True),
+    "orders by last change": (lambda: filtered_orders(OrderFilter()), FindConfig(order=(("updated_at", True),)), True),
+    "orders by number": (lambda: filtered_orders(OrderFilter()), FindConfig(order=(("display_id", False),)), True),
+    "orders by e-mail": (lambda: filtered_orders(OrderFilter()), FindConfig(order=(("email", False),)), True),
+    "orders searched by e-mail or name": (lambda: filtered_orders(OrderFilter(q="na.smit")), NEWEST, False),
+    "orders searched by number": (lambda: filtered_orders(OrderFilter(q="#1042")), NEWEST, False),
+    "customers, newest first": (lambda: filtered_customers(CustomerFilter()), NEWEST, True),
+    "customers searched": (lambda: filtered_customers(CustomerFilter(q="smith")), NEWEST, False),
+    "gift cards, newest first": (lambda: GiftCard.filter(deleted_at=None), NEWEST, True),
+    "draft orders, newest first": (lambda: DraftOrder.all(), NEWEST, True),
+    "returns, newest first": (lambda: Return.all(), NEWEST, True),
+    "swaps, newest first": (lambda: Swap.filter(deleted_at=None), NEWEST, True),
+    "order export's next page": (
+        lambda: after(filtered_orders(OrderFilter()), "order_1", SINCE["lt"]),
+        FindConfig(limit=100, order=(("created_at", True), ("id", True))), True),
+}
+
+WHOLE = {
+    "orders, newest first", "order export's next page", "orders by last change", "orders by number", "orders by e-mail", "customers, newest first",
+    "gift cards, newest first", "draft orders, newest first", "returns, newest first", "swaps, newest first",
+}
+
+
+def _nodes(plan: dict):
+    yield plan
+    for child in plan.get("Plans", ()):
+        yield from _nodes(child)
+
+
+async def _plan(sql: str, params: tuple, sorted_by_index: bool) -> list[dict]:
+    async with in_transaction() as connection:
+        await connection.execute_query("SET LOCAL enable_seqscan = off")
+        if sorted_by_index:
+            await connection.execute_query("SET LOCAL enable_sort = off")
+        _, rows = await connection.execute_query(f"EXPLAIN (FORMAT JSON) {sql}", list(params))
+    plan = next(iter(dict(rows[0]).values()))
+    return list(_nodes((json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]))
+
+
+@pytest.mark.parametrize("name", LISTS)
+async def test_a_lists_page_and_count_find_their_rows_and_order_by_index(clean_db, name):
+    build, config, sorted_by_index = LISTS[name]
+    page = _statement(_ordered(build(), config).offset(0).limit(config.limit).values_list("id", flat=True))
+    count = _Count.of(build(), "postgres")
+    nodes = await _plan(*page, sorted_by_index)
+    assert not _scanned(nodes), f"{name}: {page[0]} reads every row of {_scanned(nodes)}"
+    if sorted_by_index:
+        assert not [n for n in nodes if n["Node Type"] == "Sort"], f"{name}: {page[0]} sorts the whole list"
+    nodes = await _plan(count.sql, count.params, False)
+    if name in WHOLE:
+        assert nodes[1]["Node Type"] == "Limit", f"{name}: {count.sql} counts past the limit"
+    else:
+        assert not _scanned(nodes), f"{name}: {count.sql} reads every row of {_scanned(nodes)}"
+
+
+@pytest.mark.parametrize("name", ["a customer's orders", "order export's next page"])
+async def test_a_page_that_starts_at_a_key_reads_the_index_from_that_key(clean_db, name):
+    # A filter the rows are few for (one customer's) or a key to go on from (the export's last
+    # order) bounds the index scan itself, rather than filtering an index read from its start
+    build, config, _ = LISTS[name]
+    page = _statement(_ordered(build(), config).offset(0).limit(config.limit).values_list("id", flat=True))
+    nodes = await _plan(*page, True)
+    unbounded = [n for n in nodes if "Index Name" in n and "Index Cond" not in n]
+    assert not unbounded, f"{name}: {page[0]} reads {unbounded[0]['Index Name']} from its start"
+
+
+def _scanned(nodes: list[dict]) -> list[str]:
+    return [n.get("Relation Name") for n in nodes if n["Node Type"] == "Seq Scan"]
