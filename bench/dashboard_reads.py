@@ -1,5 +1,5 @@
 """The admin dashboard's heavy reads as load workloads (not a test), for any Medusa v1 server:
-`wrk -t1 -c32 -d10s` after a 3 s warm-up, as `../shared/bench/bench.sh` runs its own, with an
+`wrk -t1 -c32 -d10s` after a 3 s warm-up, with an
 admin JWT from `POST /admin/auth/token`:
 
     order_list     GET /admin/orders with the dashboard's order table query

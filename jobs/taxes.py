@@ -1,4 +1,4 @@
-"""Tax calculation through a region's tax provider, as an actor (reference store §3.7): `POST
+"""Tax calculation through a region's tax provider, as an actor: `POST
 /store/carts/:id/taxes` asks for it and waits a bounded time (services/carts/taxes.py).
 
 Running twice is harmless: the job only reads the cart and records the lines it computed, with

@@ -8,7 +8,7 @@ __all__ = ["BatchJob", "BATCH_JOB_STATUSES", "MILESTONES"]
 
 BATCH_JOB_STATUSES = ("created", "pre_processed", "confirmed", "processing", "completed", "canceled", "failed")
 # The status is not stored: each milestone has its timestamp and the last one set in this order
-# wins, so a canceled job that then failed reads `failed` (reference admin §4.1).
+# wins, so a canceled job that then failed reads `failed`.
 MILESTONES = (
     ("pre_processed", "pre_processed_at"), ("confirmed", "confirmed_at"), ("processing", "processing_at"),
     ("completed", "completed_at"), ("canceled", "canceled_at"), ("failed", "failed_at"),

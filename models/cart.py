@@ -1,5 +1,5 @@
 """Carts: what a shopper is about to buy, with its lines, adjustments, tax lines, shipping
-methods and payment sessions (reference store §0.6-0.7, §1.2)."""
+methods and payment sessions."""
 
 from tortoise import fields
 

@@ -1,4 +1,4 @@
-"""Claims (reference orders §2.7, §6): a shopper's complaint about items of a placed order that
+"""Claims: a shopper's complaint about items of a placed order that
 were missing, wrong or faulty, settled by a refund or by replacement items sent out. The claimed
 lines are ClaimItems (with the merchant's photos and tags); replacements are LineItems with
 `claim_order_id`; their parcels are Fulfillments with `claim_order_id`; items coming back are a

@@ -1,4 +1,4 @@
-"""Events (reference events-webhooks §A2, §C): a row per thing that happened, written in the
+"""Events: a row per thing that happened, written in the
 transaction that made it happen, so an event exists exactly when its change committed. Its
 subscribers are run after commit by the `dispatch_event` job; each one that handled it leaves a
 receipt, so a retried dispatch never runs a subscriber twice for one event."""

@@ -1,6 +1,6 @@
 """What leaves the warehouse for an order (and later for a swap or claim): a fulfillment of some
-of its lines, through a fulfillment provider, and the tracking links its shipment carries
-(reference orders §1.6, §2.4). A fulfillment has no status column: it is created, then shipped
+of its lines, through a fulfillment provider, and the tracking links its shipment carries. A
+fulfillment has no status column: it is created, then shipped
 (`shipped_at`) or canceled (`canceled_at`)."""
 
 from tortoise import fields

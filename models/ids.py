@@ -4,7 +4,7 @@ from ulid import ULID
 
 __all__ = ["PREFIXES", "new_id"]
 
-# One source of truth for the prefixes (reference admin §1.7, store §0.7).
+# One source of truth for the prefixes.
 PREFIXES = {
     "store": "store",
     "user": "usr",

@@ -1,5 +1,5 @@
 """Orders: what a completed cart (or a paid draft order) became, with its payments and the
-gift-card spending that paid part of it (reference store §1.7, §3.5; extra §6).
+gift-card spending that paid part of it.
 
 Line items and shipping methods are not copied: the cart's rows get `order_id` (Medusa's way).
 """

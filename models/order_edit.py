@@ -1,5 +1,5 @@
-"""Order edits: changes an admin proposes to a placed order and the shopper confirms or declines
-(reference extra §9, store §3.10). An edit owns clones of the order's lines (LineItem.order_edit_id);
+"""Order edits: changes an admin proposes to a placed order and the shopper confirms or declines.
+An edit owns clones of the order's lines (LineItem.order_edit_id);
 confirming swaps them in for the order's lines."""
 
 from tortoise import fields

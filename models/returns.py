@@ -1,5 +1,5 @@
 """Items coming back: a return of some of an order's lines (later a swap's or a claim's), with the
-reason for each, and the money given back for an order (reference orders §1.6, §2.5, §4)."""
+reason for each, and the money given back for an order."""
 
 from tortoise import fields
 from tortoise.models import Model

@@ -1,4 +1,4 @@
-"""Swaps (reference orders §2.6, §5): a placed order's items exchanged for others. The items
+"""Swaps: a placed order's items exchanged for others. The items
 coming back are a Return with `swap_id`; the new items are LineItems with `swap_id`, sold through
 a cart of type `swap` whose total is the difference the shopper pays (or is given back); their
 parcels are Fulfillments with `swap_id`. A swap cart may offer shipping at prices the merchant set

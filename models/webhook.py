@@ -1,4 +1,4 @@
-"""Webhooks (our extension of the Medusa v1 API; reference events-webhooks §B4, §C): endpoints a
+"""Webhooks (our extension of the Medusa v1 API): endpoints a
 merchant registers for events, and one delivery per event and endpoint with every attempt, sent
 as the Standard Webhooks specification says."""
 

@@ -104,7 +104,7 @@ async def shipping_option(name: str, region: str = "NA", amount: int | None = 50
 
 
 async def manual_tax_region(name: str = "Manual", tax_rate: float = 12) -> Region:
-    """A usd region whose taxes are not automatic (reference store §3.7's "manual taxes"), paying
+    """A usd region whose taxes are not automatic, paying
     and shipping with `manual`."""
     region = await Region.create(name=name, currency_code="usd", tax_rate=tax_rate, automatic_taxes=False)
     await region.payment_providers.add(await PaymentProvider.get(id="manual"))

@@ -1,5 +1,5 @@
 """Factories for order tests: an order placed from a real cart made through the API, written the
-way completion writes it (reference store §3.5) without going through completion: tax lines
+way completion writes it without going through completion: tax lines
 stored, an Order row with the next display id, the cart's lines and methods pointed at it, gift
 card transactions, an authorized payment of the cart's total, and the cart completed."""
 

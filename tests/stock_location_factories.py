@@ -1,4 +1,4 @@
-"""Factories for the order flow of stock per location (INVENTORY_LOCATIONS, issue 36): the setting
+"""Factories for the order flow of stock per location (INVENTORY_LOCATIONS): the setting
 switched on for one test, locations linked to a sales channel, and a variant stocked at them."""
 
 from __future__ import annotations

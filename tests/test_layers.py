@@ -1,11 +1,11 @@
 """The house rules that a reader should not have to check by hand: no import cycle between our
 modules (counting imports inside functions, which hide cycles from the interpreter), and each
-layer imports only the layers below it (DESIGN: app -> services -> models; jobs -> services;
-workers -> jobs)."""
+layer imports only the layers below it (docs/architecture.md)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -116,3 +116,22 @@ def test_each_layer_imports_only_the_layers_below_it(layer):
         for t in targets if not _allowed(layer, t)
     )
     assert wrong == []
+
+
+# Documents a reader of this repository cannot open: a shared design note, reference notes cited by
+# section, an issue tracker. Code and docstrings cite the code, the README and docs/, or Medusa's
+# own documentation and source instead.
+OUTSIDE_CITATIONS = re.compile(
+    r"DESIGN(\.md)?\b|\breference (store|admin|extra|orders|catalogue)|landscape[ .§#]|stack-notes|"
+    r"\bissue \d+|§(?!\d+\.\d+\)? *of RFC)"
+)
+
+
+def test_no_code_cites_a_document_outside_the_repository():
+    found = []
+    for folder in (*PACKAGES, "tests", "bench"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if OUTSIDE_CITATIONS.search(line) and "RFC" not in line and path.name != "test_layers.py":
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)

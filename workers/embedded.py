@@ -1,5 +1,5 @@
 """Embedded mode: Dramatiq worker threads inside the web process, running actor coroutines on
-the web server's own event loop (stack-notes §6a), so actors and requests share one Tortoise
+the web server's own event loop, so actors and requests share one Tortoise
 context and no second loop ever touches its connections."""
 
 from __future__ import annotations

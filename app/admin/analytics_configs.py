@@ -1,4 +1,4 @@
-"""Admin analytics configs: `/admin/analytics-configs` (reference catalogue §16).
+"""Admin analytics configs: `/admin/analytics-configs`.
 
 Each route acts on the signed-in user's own answer to the dashboard's usage-data question. With
 `GET /admin/store` reporting the `analytics` flag on, the dashboard asks a user once (a 404 from

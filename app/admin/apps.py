@@ -1,5 +1,4 @@
-"""Admin applications (OAuth apps): `GET /admin/apps`, `POST /admin/apps/authorizations`
-(reference admin §2)."""
+"""Admin applications (OAuth apps): `GET /admin/apps`, `POST /admin/apps/authorizations`."""
 
 from sanic import Blueprint, Request
 

@@ -1,4 +1,4 @@
-"""Admin batch jobs: `/admin/batch-jobs` (reference admin §4). A user sees only their own jobs."""
+"""Admin batch jobs: `/admin/batch-jobs`. A user sees only their own jobs."""
 
 from __future__ import annotations
 

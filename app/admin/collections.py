@@ -1,4 +1,4 @@
-"""Admin collections: `/admin/collections` (reference admin §5).
+"""Admin collections: `/admin/collections`.
 
 Medusa v1's list takes no `expand` or `fields`; we accept both (allow-listed) on every route that
 answers with collections, so an admin can leave out the products of large collections (`expand=`).

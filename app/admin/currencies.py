@@ -1,4 +1,4 @@
-"""Admin currencies: `GET /admin/currencies`, `POST /admin/currencies/{code}` (reference admin §6).
+"""Admin currencies: `GET /admin/currencies`, `POST /admin/currencies/{code}`.
 
 `includes_tax` is always shown and settable: it needs no feature flag here."""
 

@@ -1,4 +1,4 @@
-"""Admin customer groups: `/admin/customer-groups` (reference admin §7)."""
+"""Admin customer groups: `/admin/customer-groups`."""
 
 from __future__ import annotations
 

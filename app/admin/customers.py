@@ -1,4 +1,4 @@
-"""Admin customers: `/admin/customers` (reference admin §8)."""
+"""Admin customers: `/admin/customers`."""
 
 from __future__ import annotations
 

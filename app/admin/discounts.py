@@ -1,4 +1,4 @@
-"""Admin discounts: `/admin/discounts` (reference admin §9)."""
+"""Admin discounts: `/admin/discounts`."""
 
 from __future__ import annotations
 

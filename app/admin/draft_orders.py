@@ -1,4 +1,4 @@
-"""Admin draft orders: `/admin/draft-orders` (reference admin §10). Orders staff build by hand
+"""Admin draft orders: `/admin/draft-orders`. Orders staff build by hand
 and mark paid; the rules are in services/draft_orders/drafts.py and services/draft_orders/payment.py.
 
 Only the list reads its query string (Medusa v1 validates no other route's); there `fields`

@@ -1,4 +1,4 @@
-"""Admin gift cards: `/admin/gift-cards` (reference admin §11)."""
+"""Admin gift cards: `/admin/gift-cards`."""
 
 from typing import Any
 

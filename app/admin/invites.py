@@ -1,4 +1,4 @@
-"""Admin invites: `/admin/invites` (reference catalogue §14). Creating, resending and accepting
+"""Admin invites: `/admin/invites`. Creating, resending and accepting
 answer Medusa's plain-text `OK`; accepting is public (the invitee has no user yet) and does not
 sign in: the dashboard then calls `POST /admin/auth`."""
 

@@ -1,4 +1,4 @@
-"""Admin notes: `/admin/notes` (reference catalogue-settings §15, orders §7.1-7.5).
+"""Admin notes: `/admin/notes`.
 
 Every answer shows the note's author (the user, without secrets). Unlike Medusa v1, the list is
 ordered (oldest first, as a timeline reads) and an update refuses an empty value, as a create does.

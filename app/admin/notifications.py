@@ -1,4 +1,4 @@
-"""Admin notifications: `/admin/notifications` and resend (reference orders §7.6-7.7), the
+"""Admin notifications: `/admin/notifications` and resend, the
 messages an order's timeline shows (`?resource_id=<order id>`)."""
 
 from __future__ import annotations

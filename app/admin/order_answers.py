@@ -1,4 +1,4 @@
-"""How every order operation answers (reference orders §1.1): the order as its get shows it, with
+"""How every order operation answers: the order as its get shows it, with
 the request's `expand`/`fields` (refused before anything changes), run under the request's
 Idempotency-Key where the operation takes one (services/orders/keyed.py)."""
 

@@ -1,4 +1,4 @@
-"""Admin claims on an order (reference orders §6): `/admin/orders/{id}/claims` and what follows
+"""Admin claims on an order: `/admin/orders/{id}/claims` and what follows
 (update, cancel, fulfil, ship, cancel a claim fulfillment). Each answers the order; making, fulfilling
 and shipping a claim take an `Idempotency-Key`."""
 

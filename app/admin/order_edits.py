@@ -1,4 +1,4 @@
-"""Admin order edits: `/admin/order-edits` (reference extra §9). Every answer is the edit with
+"""Admin order edits: `/admin/order-edits`. Every answer is the edit with
 Medusa's default relations and its totals (app/shapes/order_edits.py); the rules live in
 services/order_edits/edits.py."""
 

@@ -1,4 +1,4 @@
-"""Admin swaps on an order (reference orders §5.1-5.6): `/admin/orders/{id}/swaps` and what
+"""Admin swaps on an order: `/admin/orders/{id}/swaps` and what
 follows (cancel, fulfil, ship, cancel a swap fulfillment, process the payment). Each answers the
 order; making, fulfilling, shipping and processing the payment take an `Idempotency-Key`."""
 

@@ -1,5 +1,4 @@
-"""Admin orders, the reading side: `GET /admin/orders` and `GET /admin/orders/:id` (reference
-extra §6.1, §6.2).
+"""Admin orders, the reading side: `GET /admin/orders` and `GET /admin/orders/:id`.
 
 Totals: Medusa v1's list shows no top-level totals unless `fields` names none of them, and only
 the named ones when it names some (QUIRK). A dashboard's order list shows each order's total and
@@ -8,7 +7,7 @@ whatever `fields` says: they come from rows read for the whole page at once, at 
 Every column is shown (Medusa's admin drops `object`, the address ids, `external_id` and
 `idempotency_key`; the Order resource lists them).
 
-The operations (reference orders §3.3-3.7) answer the order as the get does, with the same
+The operations answer the order as the get does, with the same
 `expand`/`fields`. Capture, refund, fulfillment, shipment and return take an
 `Idempotency-Key` (services/orders/keyed.py).
 """

@@ -1,5 +1,5 @@
-"""Admin price lists: `/admin/price-lists`, their prices and the products they price (reference
-catalogue-settings §4; Medusa's test `admin/price-list.js`).
+"""Admin price lists: `/admin/price-lists`, their prices and the products they price (Medusa's test
+`admin/price-list.js`).
 
 One list answers `{price_list}` with its prices (each with its variant) and customer groups.
 `includes_tax` (Medusa 1.20's tax-inclusive pricing, always on here) says the list's prices hold

@@ -1,8 +1,8 @@
-"""Admin product categories: `/admin/product-categories` (reference catalogue-settings §3).
+"""Admin product categories: `/admin/product-categories`.
 
 As in Medusa v1, a category comes with its parent and its children (one category: its whole
 subtree; a list: direct children unless `include_descendants_tree=true`), siblings by rank then
-handle. Unlike Medusa v1, one category honours `expand` and `fields` (reference §20 Q15), the
+handle. Unlike Medusa v1, one category honours `expand` and `fields`, the
 list honours `order` (rank by default), a create may place the category with `rank`, an unknown
 product in a batch is a plain invalid_data 400, and a move under its own subtree is refused.
 """

@@ -1,6 +1,6 @@
 """Admin writes to a product's variants and options: `POST /admin/products/{id}/variants`,
 `POST|DELETE /admin/products/{id}/variants/{variant_id}`, `POST /admin/products/{id}/options`,
-`POST|DELETE /admin/products/{id}/options/{option_id}` (reference catalogue-settings §2.6-2.7).
+`POST|DELETE /admin/products/{id}/options/{option_id}`.
 Each answers the product as `GET /admin/products/{id}` shows it; a delete adds Medusa's
 `{…_id, object, deleted}` keys."""
 

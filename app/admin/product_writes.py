@@ -1,6 +1,6 @@
 """Admin product writes: `POST /admin/products`, `POST /admin/products/{id}`,
-`DELETE /admin/products/{id}`, `POST /admin/products/{id}/metadata` (reference catalogue-settings
-§2.3-2.5, §2.9). Every answer but the delete's is `{product}` as `GET /admin/products/{id}` shows it.
+`DELETE /admin/products/{id}`, `POST /admin/products/{id}/metadata`. Every answer but the delete's
+is `{product}` as `GET /admin/products/{id}` shows it.
 
 Stricter than Medusa v1 where it would answer a 500: dimensions and stock are integers, amounts
 are non-negative minor units within a BIGINT, texts fit their columns.

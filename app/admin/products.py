@@ -1,4 +1,4 @@
-"""Admin product reads: `GET /admin/products`, `GET /admin/products/{id}` (reference extra §5).
+"""Admin product reads: `GET /admin/products`, `GET /admin/products/{id}`.
 Every status, soft-deleted products on request, variants with their base prices."""
 
 from sanic import Blueprint, Request

@@ -1,5 +1,5 @@
 """Admin publishable API keys: `/admin/publishable-api-keys`, their revocation and their sales
-channels (reference catalogue-settings §12).
+channels.
 
 Every answer about one key is `{publishable_api_key}`, its columns only (`expand=sales_channels`
 adds its live channels). Unlike Medusa, deleting a key that is not there answers 200 like every

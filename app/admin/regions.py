@@ -1,5 +1,4 @@
-"""Admin regions: `/admin/regions`, their countries, providers and fulfillment options (reference
-catalogue-settings §5, extra §7).
+"""Admin regions: `/admin/regions`, their countries, providers and fulfillment options.
 
 Every answer about one region is `{region}` with Medusa's default relations (countries, payment and
 fulfillment providers, currency); `expand` and `fields` may narrow it on every route. `includes_tax`

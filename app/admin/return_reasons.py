@@ -1,7 +1,7 @@
-"""Admin return reasons: `/admin/return-reasons` (reference catalogue-settings §10, orders §4.5-4.9).
+"""Admin return reasons: `/admin/return-reasons`.
 
 Unlike Medusa v1, metadata is shown and merged on update, and deleting a reason that is already
-gone answers 200 like every other idempotent delete (reference §20 Q26). The list, like Medusa's,
+gone answers 200 like every other idempotent delete. The list, like Medusa's,
 takes no query: it is the whole tree of live reasons, top-level ones with their children.
 """
 

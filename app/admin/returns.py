@@ -1,4 +1,4 @@
-"""Admin returns: the list, receiving and canceling (reference orders §4.2-4.4). Asking for a
+"""Admin returns: the list, receiving and canceling. Asking for a
 return is on the order (`POST /admin/orders/{id}/return`, app/admin/orders.py)."""
 
 from __future__ import annotations

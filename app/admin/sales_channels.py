@@ -1,5 +1,4 @@
-"""Admin sales channels: `/admin/sales-channels` and the products each sells (reference
-catalogue-settings §11).
+"""Admin sales channels: `/admin/sales-channels` and the products each sells.
 
 Every answer about one channel is `{sales_channel}`, its columns only. Unlike Medusa, metadata may
 be set (merged on update), and an unknown product in a batch is a `{type, message}` 400 with

@@ -1,4 +1,4 @@
-"""Admin shipping options: `/admin/shipping-options` (reference catalogue-settings §6).
+"""Admin shipping options: `/admin/shipping-options`.
 
 Unlike Medusa v1: `requirements` may be left out of an update (the set is then kept), a
 requirement id names one of this option's own requirements, `admin_only` and `is_return` are

@@ -1,6 +1,6 @@
-"""Admin shipping profiles: `/admin/shipping-profiles` (reference catalogue-settings §7).
+"""Admin shipping profiles: `/admin/shipping-profiles`.
 
-Unlike Medusa v1 (reference §20 Q20): the list answers every profile (Medusa stops at 10), with
+Unlike Medusa v1: the list answers every profile (Medusa stops at 10), with
 `count`, `offset` and `limit`; the default and gift-card profiles stay one of each, keep their type
 and cannot be deleted, and neither can a profile that still holds products or options.
 A single profile shows its products (with their profiles) and its options, as in Medusa; `expand`

@@ -1,4 +1,4 @@
-"""Admin store settings: `/admin/store` (reference catalogue §8, §18.1).
+"""Admin store settings: `/admin/store`.
 
 `GET /admin/store` also tells Medusa's dashboard what this server does: its `feature_flags` and
 `modules` switch the dashboard's features on and off, so each flag is on exactly when the feature

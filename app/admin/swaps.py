@@ -1,4 +1,4 @@
-"""Admin swap reads (reference orders §5.7-5.8): `GET /admin/swaps` (newest first, `limit`
+"""Admin swap reads: `GET /admin/swaps` (newest first, `limit`
 and `offset` only) and `GET /admin/swaps/{id}` with its cart and the cart's totals."""
 
 from __future__ import annotations

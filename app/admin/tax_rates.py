@@ -1,7 +1,7 @@
-"""Admin tax rates: `/admin/tax-rates` (reference catalogue-settings §9).
+"""Admin tax rates: `/admin/tax-rates`.
 
 As in Medusa v1, `expand` and `fields` may be arrays (`expand[]=products`); unlike it, a plain
-comma list works too, and a falsy filter still filters (`rate=0`, reference §20 Q22). The counts
+comma list works too, and a falsy filter still filters (`rate=0`). The counts
 `product_count`, `product_type_count` and `shipping_option_count` are shown when `fields` names them.
 """
 

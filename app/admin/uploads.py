@@ -1,4 +1,4 @@
-"""Admin uploads: `/admin/uploads` (reference extra §8). Upload bodies are streamed into the file
+"""Admin uploads: `/admin/uploads`. Upload bodies are streamed into the file
 storage as they arrive, up to Settings.max_upload_bytes (not the JSON body limit)."""
 
 from typing import Annotated

@@ -1,4 +1,4 @@
-"""Admin users, the team: `/admin/users` (reference catalogue §13), with the password reset that
+"""Admin users, the team: `/admin/users`, with the password reset that
 needs no sign-in (`password-token`, `reset-password`). Invites are in app/admin/invites.py. No
 answer shows a password hash or an API token (`api_token` is always null)."""
 

@@ -1,5 +1,5 @@
-"""Admin variants across products: `GET /admin/variants`, `GET /admin/variants/{id}` (reference
-catalogue-settings §2.11). `GET /admin/variants/{id}/inventory` exists in Medusa v1 only with its
+"""Admin variants across products: `GET /admin/variants`, `GET /admin/variants/{id}`. `GET
+/admin/variants/{id}/inventory` exists in Medusa v1 only with its
 inventory modules, which this server does not have: that path is a 404."""
 
 from typing import Annotated, Any

@@ -1,4 +1,4 @@
-"""The cart response (reference store §0.6, §3.1): the cart's columns, `object: "cart"`, the
+"""The cart response: the cart's columns, `object: "cart"`, the
 relations asked for plus those its totals are made of (as Medusa v1 adds them), the selected
 payment session, and the totals of the cart, of each line and of each shipping method.
 

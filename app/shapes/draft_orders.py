@@ -1,4 +1,4 @@
-"""The draft order answer (reference admin §10.1): the draft's columns, its cart and the order it
+"""The draft order answer: the draft's columns, its cart and the order it
 became.
 
 One draft shows its cart as every cart route does (app/shapes/carts.py: relations and totals) plus

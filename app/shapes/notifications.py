@@ -1,4 +1,4 @@
-"""The notification answer (reference orders §7.6): the columns asked for (Medusa's eight by
+"""The notification answer: the columns asked for (Medusa's eight by
 default) and, when expanded, its resends in the same shape. The message's body is not shown: it
 is the masked copy kept for the record, and a resend composes the message afresh."""
 

@@ -1,4 +1,4 @@
-"""The order edit answer (reference extra §9.0, store §1.6) and the payment collection answer
+"""The order edit answer and the payment collection answer
 (Medusa v1's `/store/payment-collections`).
 
 An edit always shows its `status` and its totals (`subtotal, discount_total, shipping_total,

@@ -1,5 +1,5 @@
-"""What the order routes accept in their query strings (reference store §1.4, §1.7; extra §6.1,
-§6.2): the allow-lists of `fields`/`expand`/`order`, the list filters with Medusa v1's
+"""What the order routes accept in their query strings: the allow-lists of
+`fields`/`expand`/`order`, the list filters with Medusa v1's
 messages, and the `returnable_items` word of the admin's `expand`."""
 
 from __future__ import annotations

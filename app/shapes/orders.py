@@ -1,4 +1,4 @@
-"""The order answer (reference store §1.7, §3.5; extra §6): the order's columns, `object:
+"""The order answer: the order's columns, `object:
 "order"`, the relations asked for, and its totals, on every route that shows an order.
 
 Lines always show their variant, adjustments, tax lines and totals, and shipping methods their
@@ -89,7 +89,7 @@ def _paths(tree: dict, prefix: str = "") -> tuple[str, ...]:
 
 
 ADMIN_ALLOWED_RELATIONS = _paths(ADMIN_TREE)
-# Cart completion's answer (reference store §3.5): what the order is loaded with there.
+# Cart completion's answer: what the order is loaded with there.
 PLACED_RELATIONS = (
     "shipping_address", "items", "items.variant", "items.adjustments", "items.tax_lines", "payments",
     "shipping_methods", "shipping_methods.tax_lines", "shipping_methods.shipping_option", "region", "discounts",

@@ -1,5 +1,5 @@
 """Shipping options as both interfaces show them when priced: the option's columns and loaded
-relations, then `amount`, `price_incl_tax`, `tax_rates` and `tax_amount` (reference extra §4)."""
+relations, then `amount`, `price_incl_tax`, `tax_rates` and `tax_amount`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A swap as `/admin/swaps/{id}`, the store's swap routes and a swap cart's completion answer it
-(reference orders §5.7-5.8): its columns with its new lines, parcels, return, payment, address
+"""A swap as `/admin/swaps/{id}`, the store's swap routes and a swap cart's completion answer it:
+its columns with its new lines, parcels, return, payment, address
 and shipping methods (as under an order's `swaps`), its order's columns, and its cart with the
 cart's totals."""
 

@@ -1,5 +1,5 @@
-"""`POST /store/carts/{id}/complete` (alias `/complete-cart`): place the order (reference store
-§3.5) under the idempotency contract of DESIGN.md. The key (adopted, or generated) is echoed in
+"""`POST /store/carts/{id}/complete` (alias `/complete-cart`): place the order under the
+idempotency contract of docs/architecture.md (Checkout). The key (adopted, or generated) is echoed in
 `Idempotency-Key`; a replayed answer carries `Idempotent-Replayed: true`. A refusal is raised
 with its key and answered by the error handler (app/web/errors.py)."""
 

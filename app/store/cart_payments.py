@@ -1,5 +1,5 @@
-"""Store carts' payment sessions: create, select, update, delete and refresh
-(reference store §1.2, §3.4). Every route answers `{cart}` (app/shapes/carts.py).
+"""Store carts' payment sessions: create, select, update, delete and refresh. Every route answers
+`{cart}` (app/shapes/carts.py).
 
 Create Payment Sessions answers `{cart}` alone: Medusa v1 also sends the same cart again as
 `data` (a QUIRK no client reads; medusa-js reads `cart`)."""

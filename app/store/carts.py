@@ -1,5 +1,5 @@
 """Store carts: `/store/carts` create, get, update, line items, discounts, shipping methods and
-calculate taxes (reference store §1.2). Every route answers `{cart}` (app/shapes/carts.py); only the
+calculate taxes. Every route answers `{cart}` (app/shapes/carts.py); only the
 get honours `expand` and `fields`, but every route refuses other query keys, as Medusa v1 does.
 
 Calculate taxes answers the default relations, as the other routes do (Medusa v1 answers only

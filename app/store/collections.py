@@ -1,4 +1,4 @@
-"""Store collections: `GET /store/collections`, `GET /store/collections/{id}` (reference store §1.3).
+"""Store collections: `GET /store/collections`, `GET /store/collections/{id}`.
 
 A collection is shown without its products, as in Medusa v1; the storefront lists them with
 `GET /store/products?collection_id[]=...`."""

@@ -1,4 +1,4 @@
-"""The signed-in customer's orders: `GET /store/customers/me/orders` (reference store §1.4).
+"""The signed-in customer's orders: `GET /store/customers/me/orders`.
 
 The customer filter is forced to the session's customer, so no filter (not even an order's id)
 reaches another customer's orders. Every answer carries its totals.

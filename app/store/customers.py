@@ -1,5 +1,5 @@
 """The shopper's account: `/store/customers` sign-up, `/me` and its addresses, saved payment
-methods, and password reset (reference store §1.4, §3.8). Every `/me` route acts on the
+methods, and password reset. Every `/me` route acts on the
 signed-in customer only; ids in the path are looked up within that customer's own rows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Store gift cards: `GET /store/gift-cards/{code}`, a customer's balance check (reference store §1.5)."""
+"""Store gift cards: `GET /store/gift-cards/{code}`, a customer's balance check."""
 
 from sanic import Blueprint, Request
 

@@ -1,4 +1,4 @@
-"""Claiming guest orders into an account (reference store §1.7, §3.9): the signed-in customer
+"""Claiming guest orders into an account: the signed-in customer
 asks (`POST /store/orders/batch/customer/token`), the reader of the orders' email confirms
 (`POST /store/orders/customer/confirm`, no sign-in needed except for the orders offered at
 sign-up). Both answer Medusa v1's plain-text `OK`; errors are JSON."""

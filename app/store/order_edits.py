@@ -1,5 +1,5 @@
-"""Store order edits: `/store/order-edits/:id`, its completion and its decline (reference store
-§1.6, §3.10). No sign-in: the edit's id is its secret, as Medusa has it; a signed-in shopper is
+"""Store order edits: `/store/order-edits/:id`, its completion and its decline. No sign-in: the
+edit's id is its secret, as Medusa has it; a signed-in shopper is
 recorded as the one who confirmed or declined."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Store orders: `/store/orders` look-up, get by id and get by cart (reference store §1.7, §3.11).
+"""Store orders: `/store/orders` look-up, get by id and get by cart.
 
 No sign-in is asked: an order's id is its secret, and the look-up needs both the number and the
 email (and the shipping postal code when the shopper gives one, which Medusa v1 ignores). Its

@@ -1,5 +1,5 @@
 """Store product categories: `GET /store/product-categories`, `GET /store/product-categories/{id}`
-(reference catalogue-settings §3; Medusa v1's store routes).
+(Medusa v1's store routes).
 
 A shopper sees a category when it and every category above it are active and public; a hidden
 category hides its whole subtree (Medusa v1 still lists the visible children of a hidden parent).

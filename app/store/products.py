@@ -1,5 +1,5 @@
 """Store products: `GET /store/products`, `GET /store/products/{id}`, priced for the shopper's
-region or currency (reference extra §3), within the sales channels of the request's publishable
+region or currency, within the sales channels of the request's publishable
 API key, if any (app/web/publishable_keys.py). `POST /store/products/search` answers `{hits}`
 (Medusa v1's search route) from the database's own full-text index, ranked
 (services/catalog/search.py)."""

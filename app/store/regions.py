@@ -1,4 +1,4 @@
-"""Store regions: `GET /store/regions`, `GET /store/regions/{id}` (reference extra §2)."""
+"""Store regions: `GET /store/regions`, `GET /store/regions/{id}`."""
 
 from sanic import Blueprint, Request
 

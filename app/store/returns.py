@@ -1,5 +1,5 @@
-"""Store returns: `POST /store/returns` (a shopper asks to send items back; reference store,
-Medusa's `StorePostReturnsReq`), by the rules of the admin's returns (services/returns), under an
+"""Store returns: `POST /store/returns` (a shopper asks to send items back; Medusa's
+`StorePostReturnsReq`), by the rules of the admin's returns (services/returns), under an
 `Idempotency-Key` as in Medusa, so a double submit asks once."""
 
 from __future__ import annotations

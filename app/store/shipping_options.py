@@ -1,5 +1,5 @@
-"""Store shipping options: `GET /store/shipping-options` and `GET /store/shipping-options/{cart_id}`
-(reference extra §4). Each option comes with its requirements, its price (`amount`) and the keys
+"""Store shipping options: `GET /store/shipping-options` and `GET
+/store/shipping-options/{cart_id}`. Each option comes with its requirements, its price (`amount`) and the keys
 `tax_rates`, `tax_amount` and `price_incl_tax`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Store swaps (reference store; Medusa's `StorePostSwapsReq`): `POST /store/swaps`, a shopper
+"""Store swaps (Medusa's `StorePostSwapsReq`): `POST /store/swaps`, a shopper
 exchanging items of their order under an `Idempotency-Key` (a double submit makes one swap), and
 `GET /store/swaps/{cart_id}`, the swap of a swap cart.
 

@@ -1,5 +1,5 @@
 """The one place where errors become HTTP responses. Every error body is JSON:
-`{"type", "message"}` plus `code` where Medusa v1 has one (reference admin §1.5)."""
+`{"type", "message"}` plus `code` where Medusa v1 has one."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Stored files served by us (reference extra §8.5, without its QUIRK: what the local storage
-stores, it serves). `GET /uploads/{name}`: public uploads, for anyone with the URL (product
+"""Stored files served by us (what the local storage stores, it serves). `GET /uploads/{name}`:
+public uploads, for anyone with the URL (product
 images). `GET /files/{key}?expires=&signature=`: any stored file through a short-lived signed link
 from `POST /admin/uploads/download-url` or a protected upload."""
 

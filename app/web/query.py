@@ -1,4 +1,4 @@
-"""The request conventions shared by /admin and /store, in one place (reference admin §1.3-1.4).
+"""The request conventions shared by /admin and /store, in one place.
 
 - Query strings are read with `qs` semantics: `a[]=v`, `a[0]=v`, `a[key]=v`, repeated keys.
 - A one-element array is split on commas (`status[]=a,b`).

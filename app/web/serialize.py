@@ -90,7 +90,7 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
         "id", "currency_code", "amount", "min_quantity", "max_quantity", "price_list_id", "region_id",
         "created_at", "updated_at", "deleted_at", "variant_id",
     ),
-    # Carts (reference store §0.6). Swaps, claims, returns and order edits do not exist here:
+    # Carts. Swaps, claims, returns and order edits do not exist here:
     # their keys are shown, always null, because Medusa's clients expect them.
     Cart: (
         "id", "email", "billing_address_id", "shipping_address_id", "region_id", "customer_id", "payment_id",
@@ -124,7 +124,7 @@ COLUMNS: dict[type[Model], tuple[str, ...]] = {
     TaxRate: ("id", "rate", "code", "name", "region_id", "created_at", "updated_at", "metadata"),
     ReturnReason: ("id", "value", "label", "parent_return_reason_id", "description") + _ENTITY,
     Note: ("id", "resource_type", "resource_id", "value", "author_id") + _ENTITY,
-    # After the sale (reference orders §1.6).
+    # After the sale.
     Fulfillment: (
         "id", "swap_id", "claim_order_id", "order_id", "provider_id", "location_id", "tracking_numbers", "data",
         "shipped_at", "no_notification", "canceled_at", "idempotency_key",

@@ -2,7 +2,7 @@ import importlib
 
 from models.migrations import _base as base
 
-# The search index's upkeep, once per product per transaction instead of once per row (issue 37).
+# The search index's upkeep, once per product per transaction instead of once per row.
 # 0022's row triggers rebuilt a product's whole document on every row that touched it: an import
 # line of a product with 4 variants and 2 tags rebuilt it 7 times, which halved import throughput.
 #

@@ -1,5 +1,5 @@
 """Batch jobs: the lifecycle an admin drives (create, confirm, cancel) and the runs a worker
-makes (pre-processing, then processing), as one transition table (reference admin §4).
+makes (pre-processing, then processing), as one transition table.
 
 A run holds its job through a lease: a token and a heartbeat, beaten every third of the
 takeover time while the run lives. A run writes only through the fence (`JobRun.fence`), which
@@ -154,7 +154,7 @@ def _filtered(user_id: str, f: BatchJobFilter) -> QuerySet:
 
 
 async def list_batch_jobs(user_id: str, f: BatchJobFilter, config: FindConfig) -> tuple[list[BatchJob], int]:
-    """The caller's own jobs only (reference admin §4.2), newest first by default."""
+    """The caller's own jobs only, newest first by default."""
     wanted = config.relations
     jobs, count = await find_page(_filtered(user_id, f), FindConfig(config.limit, config.offset, config.order))
     await _attach_users(jobs, wanted)

@@ -1,4 +1,4 @@
-"""The `product-export` batch job (reference admin §4.10 and §12): Medusa's export CSV, one line
+"""The `product-export` batch job: Medusa's export CSV, one line
 per variant, streamed page by page into the file storage, its key in `result.file_key`.
 
 Better than Medusa v1 where a client cannot tell: no file plugin is needed; pages follow a key

@@ -1,4 +1,4 @@
-"""A cart's billing and shipping addresses (reference store §1.2 "Update a Cart", §3.6a).
+"""A cart's billing and shipping addresses.
 
 An address is given as fields (merged into the cart's current address) or as the id of an
 address the cart may use: its own, or one its customer saved. Medusa v1 attaches any address by

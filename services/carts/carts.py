@@ -1,4 +1,4 @@
-"""Carts (reference store §1.2, §3.6a, §3.12): creating one, reading it, and the changes of
+"""Carts: creating one, reading it, and the changes of
 "Update a Cart", each in one transaction on the locked cart row.
 
 A cart's payment sessions follow every change here (services/payments/sessions.py), also when
@@ -231,7 +231,7 @@ async def _set_customer(cart: Cart, changes: CartChanges, signed_in: str | None)
 
 
 async def _change_region(cart: Cart, changes: CartChanges) -> None:
-    """§3.6a: the shipping country follows the region; shipping methods, payment sessions and
+    """the shipping country follows the region; shipping methods, payment sessions and
     gift cards go; discounts not available in the new region go."""
     if cart.payment_authorized_at is not None:
         raise NotAllowed("Cannot change the region of a completed cart")

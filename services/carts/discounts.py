@@ -1,4 +1,4 @@
-"""Discounts on a cart (reference store §3.2): applying codes, removing one, and the line-item
+"""Discounts on a cart: applying codes, removing one, and the line-item
 adjustments that hold each line's share of the amount discount.
 
 The amounts come from services.discounts.engine (`allocate`: whole units, largest remainder) and

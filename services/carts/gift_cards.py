@@ -1,4 +1,4 @@
-"""Gift cards on a cart (reference store §3.3, the applying part; totals in services/carts/totals.py).
+"""Gift cards on a cart (the applying part; totals in services/carts/totals.py).
 
 A card is looked up as a customer spends it (services.gift_cards.gift_cards.get_redeemable_gift_card): live,
 enabled and not expired, so an expired card is refused where Medusa v1 takes it. It must belong

@@ -1,4 +1,4 @@
-"""The lines of a cart (reference store §1.2 line items, §2.0 prices, §2.1 inventory).
+"""The lines of a cart.
 
 A line's `unit_price` (minor units) follows services.catalog.pricing for the cart's region, its
 customer's price lists and the line's quantity, so quantity tiers apply as the quantity changes. A variant that tracks its inventory
@@ -106,7 +106,7 @@ async def update_line_item(cart_id: str, item_id: str, quantity: int, metadata: 
 async def _change_line(cart: Cart, item: LineItem, quantity: int, metadata: dict | None) -> None:
     if item.variant_id is not None:
         variant = (await _variants([item.variant_id], for_sale=False))[item.variant_id]
-        await show_channel_stock([variant], [c for c in [cart.sales_channel_id] if c])  # issue 36
+        await show_channel_stock([variant], [c for c in [cart.sales_channel_id] if c])  # stock per location
         if not _in_stock(variant, quantity):
             raise NotAllowed("Inventory doesn't cover the desired quantity", code=INSUFFICIENT_INVENTORY)
         item.unit_price, item.includes_tax = _price(await _context(cart, [variant]), variant, quantity)
@@ -155,7 +155,7 @@ async def add_lines(
             channel_id=cart.sales_channel_id,
         )
     variants = {variant_id: variant for variant_id, (variant, _) in found.items()}
-    await show_channel_stock(list(variants.values()), [c for c in [cart.sales_channel_id] if c])  # issue 36
+    await show_channel_stock(list(variants.values()), [c for c in [cart.sales_channel_id] if c])  # stock per location
     missing = [line.variant_id for line in lines if line.variant_id not in variants]
     if missing:
         raise InvalidData(f"Unable to generate the line items, some variant has not been found: {', '.join(missing)}")

@@ -1,7 +1,7 @@
 """How many lines one cart, draft order or order edit may hold (`MAX_LINES_PER_ORDER`, 500 by
 default: a real shop's largest order). Every service that makes a new line asks `check_room`
 first; more of a line already there is not a new line. Bounded so that a request cannot make a
-cart whose every read and write grows without end (issue 14: 10,000 lines took 6 s)."""
+cart whose every read and write grows without end (10,000 lines took 6 s)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Reading a cart's rows for its answer in at most four statements, whatever its number of lines
-(DESIGN.md "Speed rules"; the region's own parts come from services/regions/parts.py):
+(the region's own parts come from services/regions/parts.py):
 
 1. the cart with its region, addresses and sales channel, its payment sessions joined, and how
    many shipping methods, discounts, gift cards and shipping offers of its own it has (and its

@@ -1,4 +1,4 @@
-"""Calculate Cart Taxes, `POST /store/carts/:id/taxes` (reference store §1.2, §3.7): the cart with
+"""Calculate Cart Taxes, `POST /store/carts/:id/taxes`: the cart with
 its taxes computed through its region's tax provider even when the region's taxes are not
 automatic. Nothing is stored on the cart (Medusa v1 stores tax lines only when a completion
 starts), so a later read of the cart shows its usual taxes again.

@@ -1,4 +1,4 @@
-"""Cart and order totals, in one place, from rows already loaded (reference store §3.1).
+"""Cart and order totals, in one place, from rows already loaded.
 
 Everything is integer minor units. Tax rates are percentages (`25` or `12.5`) and are applied
 with exact fractions, rounding half up like JavaScript's `Math.round`, once per tax line as

@@ -1,6 +1,6 @@
-"""A cart as every cart route answers it: the cart with its relations and its totals (reference
-store §0.6, §3.1), read in at most four statements whatever the number of lines (DESIGN.md
-"Speed rules"; services/carts/reads.py), the region's countries, providers and tax rates coming
+"""A cart as every cart route answers it: the cart with its relations and its totals, read in at
+most four statements whatever the number of lines (services/carts/reads.py), the region's
+countries, providers and tax rates coming
 from services/regions/parts.py.
 
 Taxes are computed live through the system provider when the region has automatic taxes or the
@@ -57,7 +57,7 @@ def _computes_taxes(region: Region, force: bool) -> bool:
 async def load_cart_view(cart_id: str, *, force_taxes: bool = False) -> CartView:
     """The live cart with every relation of the cart response and its totals. With
     `force_taxes` the provider's tax lines are computed even when the region's taxes are not
-    automatic (calculate taxes, payment amounts and completion do so, reference §3.7)."""
+    automatic (calculate taxes, payment amounts and completion do so)."""
     rows = None
     if fits(Cart, cart_id):
         rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines(force_taxes))
@@ -111,7 +111,7 @@ def with_tax_lines(view: CartView, item_lines: dict[str, list], method_lines: di
 
 def with_forced_taxes(view: CartView) -> CartView:
     """The same cart with its taxes computed through the system provider whatever the region's
-    setting, as a payment needs them (reference §3.4); no statement, the rates are in the view."""
+    setting, as a payment needs them; no statement, the rates are in the view."""
     if view.cart.region.automatic_taxes:
         return view
     region = view.cart.region
@@ -135,7 +135,7 @@ def compute_totals(
     cart: Cart, items: list[LineItem], adjustments: dict[str, list[LineItemAdjustment]], item_lines: dict,
     methods: list[ShippingMethod], method_lines: dict, discounts: list[Discount], gift_cards: list[GiftCard],
 ) -> CartTotals:
-    """The totals of §3.1 through services.carts.totals: a line's discount is its adjustments for the
+    """The totals through services.carts.totals: a line's discount is its adjustments for the
     cart's amount discount (none when the line does not allow discounts)."""
     discount = amount_discount(discounts)
 

@@ -1,5 +1,5 @@
 """Reading product categories: pages of them and single ones, each with its parent and its
-children, or the whole tree below it (reference catalogue-settings §3).
+children, or the whole tree below it.
 
 The admin sees every category. The store (`storefront=True`) sees a category only when it and
 all its ancestors are active and public: a hidden category hides its subtree too (Medusa v1

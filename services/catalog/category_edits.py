@@ -1,5 +1,5 @@
 """Changing product categories: create, update (a move to another parent or another rank
-included), delete, and the products a category holds (reference catalogue-settings §3).
+included), delete, and the products a category holds.
 
 The ranks of each set of siblings stay 0..n-1: every change that adds, moves or removes a
 category renumbers the siblings it touches, in one statement, in the transaction of the change.

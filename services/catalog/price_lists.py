@@ -1,5 +1,5 @@
 """Price lists: sale or override prices of variants for a time window, for everyone or for
-customer groups (reference catalogue-settings §4). Their prices are `money_amount` rows naming the
+customer groups. Their prices are `money_amount` rows naming the
 list; services/catalog/pricing.py decides when they apply.
 
 Unlike Medusa v1: a price id given to an update must be one of the list's (Medusa updates any

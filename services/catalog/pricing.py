@@ -1,5 +1,5 @@
 """Which price a shopper sees for a variant: Medusa v1.20's price-selection strategy with its
-tax-inclusive pricing (reference extra §3.3, catalogue-settings §4).
+tax-inclusive pricing.
 
 Context: a region (its currency wins) or a bare currency, the customer's groups, and the price
 lists that apply now (`price_context` loads both). A variant's candidate prices are its plain

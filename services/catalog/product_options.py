@@ -1,4 +1,4 @@
-"""A product's options (reference catalogue-settings §2.6): add (every variant gets the value
+"""A product's options: add (every variant gets the value
 "Default Value"), rename, delete (refused while the variants differ in it, since deleting it
 would leave two variants alike).
 

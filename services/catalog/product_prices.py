@@ -1,4 +1,4 @@
-"""A variant's base prices as the admin writes them (reference catalogue-settings §2.8): each for a
+"""A variant's base prices as the admin writes them: each for a
 region (in the region's currency) or for a currency, never both.
 
 Unlike Medusa v1, a list of prices given for an existing variant is a set: a price given with the

@@ -1,5 +1,5 @@
-"""A product's variants as the admin writes them (reference catalogue-settings §2.3 step 7, §2.4,
-§2.7): new ones with their option values and prices written in one statement per table, changes
+"""A product's variants as the admin writes them: new ones with their option values and prices
+written in one statement per table, changes
 to existing ones, and the routes' own operations (add, update, delete one variant).
 
 A variant gives one value for each option of its product, and no two live variants of a product

@@ -1,4 +1,4 @@
-"""Admin product writes (reference catalogue-settings §2.3-2.5, §2.9): create a product with its
+"""Admin product writes: create a product with its
 options, variants and prices, update it (its variants reconciled with the list given), delete it,
 set one metadata key. Each is one transaction with a number of statements that does not grow with
 the number of variants or prices, and answers the product as `GET /admin/products/{id}` shows it.
@@ -97,7 +97,7 @@ async def _create(data: dict, handle: str | None, variants: list[dict]) -> str:
 
 async def update_product(product_id: str, data: dict, relations: tuple[str, ...]) -> PricedProducts:
     """`data`: the fields given of Medusa's AdminPostProductsProductReq; a field given as null is
-    cleared, `variants` is the product's whole list of variants (see §2.4)."""
+    cleared, `variants` is the product's whole list of variants."""
     handle = data.get("handle")
     variants = data.get("variants")
     async with clashes_refused(handle, variants or ()):

@@ -1,4 +1,4 @@
-"""Product search from the database itself (issue 37 item 5): `POST /store/products/search`'s
+"""Product search from the database itself: `POST /store/products/search`'s
 hits, ranked by the engine (services/catalog/search_engine.py), loaded and priced as the store's
 list loads them."""
 

@@ -1,5 +1,5 @@
 """Product tags and product types: the values products are labelled with, listed for the admin's
-filters and the storefront's (reference catalogue-settings §2.12)."""
+filters and the storefront's."""
 
 from __future__ import annotations
 

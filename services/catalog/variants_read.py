@@ -1,5 +1,5 @@
-"""Product variants as the back office looks them up across products (`/admin/variants`,
-reference catalogue-settings §2.11): the draft-order and claim screens search them and price
+"""Product variants as the back office looks them up across products (`/admin/variants`): the
+draft-order and claim screens search them and price
 them for a region, a currency, a cart's region or a customer's price lists."""
 
 from __future__ import annotations

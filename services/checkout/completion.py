@@ -1,4 +1,4 @@
-"""Cart completion (reference store §3.5) with the idempotency contract of DESIGN.md.
+"""Cart completion with the idempotency contract of docs/architecture.md (Checkout).
 
 A completion moves through recovery points, each stage in its own transaction that first locks
 the cart row:
@@ -468,7 +468,7 @@ def _refuse_a_changed_total(view: CartView, shown: int) -> None:
 
 
 async def _undo_authorization(cart_id: str, key: IdempotencyKey | None = None) -> None:
-    """After a refusal at placing: release the payment and the tax lines (Medusa §3.5). With
+    """After a refusal at placing: release the payment and the tax lines (as Medusa does). With
     `key`, the key goes back to its start, to authorize afresh once the cart is right."""
     async with atomic():
         cart = await lock_cart(cart_id, editable=False)

@@ -1,5 +1,5 @@
 """Idempotency keys for requests that must take effect once (cart completion), the way Stripe's
-API keeps them (DESIGN.md "Checkout rules", landscape §3.3):
+API keeps them:
 
 - the client's `Idempotency-Key` is adopted; one is generated when absent;
 - a key remembers a fingerprint of its request (method, path, canonical body): the same key for

@@ -1,4 +1,4 @@
-"""Placing an order from a cart (reference store §3.5 "Order creation from cart"), inside the
+"""Placing an order from a cart, inside the
 caller's transaction, with the cart's row already locked.
 
 Everything that must happen once happens here, in that one transaction: the order row (its cart
@@ -65,7 +65,7 @@ StoredTaxLines = tuple[dict[str, list], dict[str, list]]  # the cart's stored li
 
 async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) -> bool:
     """Write the tax lines of `view` (loaded with forced taxes) as the cart's stored lines,
-    replacing any: what the order will show and be charged (reference §3.5 stage 1). With
+    replacing any: what the order will show and be charged. With
     `stored` (what the cart holds, read with it), lines already stored as computed are kept
     and only what is there is deleted. True when the stored lines were kept as they were."""
     return (await write_tax_lines(view, stored))[0]
@@ -204,7 +204,7 @@ async def place_order(
     order's id, and the cart's payment marks with its completion."""
     cart = view.cart
     check_placeable(view, payment)
-    if short := await reserve_lines(view.items, cart.sales_channel_id):  # stock per location (issue 36)
+    if short := await reserve_lines(view.items, cart.sales_channel_id):  # stock per location
         raise InsufficientInventory(short)
     await reserve_inventory(view.items)
     order = await Order.create(

@@ -1,2 +1,2 @@
 """Claims: a placed order's missing, wrong or faulty items settled by a refund or by replacements
-sent out (reference orders §2.7, §6)."""
+sent out."""

@@ -1,4 +1,4 @@
-"""Making a claim (reference orders §6.1): the claimed lines with their reasons, notes, photos
+"""Making a claim: the claimed lines with their reasons, notes, photos
 and tags; for a `replace` claim the replacement lines (priced, taxed, their stock taken) and how
 they ship; for a `refund` claim the money given back at once; and, when the items come back, a
 return of them.

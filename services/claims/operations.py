@@ -1,4 +1,4 @@
-"""A claim after it is made (reference orders §6.3-6.6): its replacements fulfilled and shipped
+"""A claim after it is made: its replacements fulfilled and shipped
 with the order operations' mechanics (services/orders/fulfilments.py, shipments.py), a claim
 fulfillment called back, and the claim canceled. Each runs in one transaction holding the
 order's row lock.

@@ -1,4 +1,4 @@
-"""A claim's states as a table (reference orders §2.7, §6.3-6.6): what each operation refuses and
+"""A claim's states as a table: what each operation refuses and
 where it leaves the claim. Its fulfillment status is derived from its replacement items'
 counters, as the order's is (services/orders/statuses.py)."""
 

@@ -1,4 +1,4 @@
-"""Changing a claim (reference orders §6.2): its metadata (merged), `no_notification`, the
+"""Changing a claim: its metadata (merged), `no_notification`, the
 shipping methods its replacements go with, and each claimed item's note, reason, metadata, tags
 (replaced: an existing tag by id, else by its trimmed lower-case value, else a new one) and
 photos (those not listed are removed, listed ids kept, entries without an id added).

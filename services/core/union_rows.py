@@ -1,6 +1,6 @@
 """Reading the rows below a page of parents (products, orders) in one statement whatever the page
 size: a UNION ALL with one branch per kind of row, each branch filling its own columns and
-leaving the others NULL, instead of one statement per relation (DESIGN.md "Speed rules").
+leaving the others NULL, instead of one statement per relation.
 
 A kind names its model, the column that names each row's parent, and its FROM … WHERE … with
 `{ids}` for the parents' marks (and `{region}` for one more mark, before a branch's ids). Result

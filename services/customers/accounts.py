@@ -1,4 +1,4 @@
-"""The shopper's own account (`/store/customers`, reference store §1.4): sign-up, the account as
+"""The shopper's own account (`/store/customers`): sign-up, the account as
 its owner sees it, its changes, and the payment methods saved for it.
 
 Every function takes the id of the signed-in customer, never one from the request body, so a

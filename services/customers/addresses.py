@@ -1,4 +1,4 @@
-"""A customer's address book and billing address (reference store §1.4).
+"""A customer's address book and billing address.
 
 Every change is scoped to the signed-in customer: an address of someone else is "not found",
 never read or changed. Two things Medusa v1 gets wrong are done better here:

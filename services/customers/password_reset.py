@@ -1,4 +1,4 @@
-"""Password reset by a token sent to the account's email (reference store §3.8).
+"""Password reset by a token sent to the account's email.
 
 Medusa v1 signs a JWT with the customer's password hash, so a leaked database forges tokens and
 a bad signature is a 500. Here the token is random, stored as its hash, spent once, and expires

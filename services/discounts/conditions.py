@@ -1,5 +1,5 @@
 """Discount conditions: which products, types, collections, tags or customer groups a rule is
-limited to (`in`) or kept away from (`not_in`). Reference admin §9.1 and §9.8-9.13."""
+limited to (`in`) or kept away from (`not_in`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Discounts as a merchant manages them: codes, rules, regions and dynamic codes (reference
-admin §9). What a discount is worth to a cart is decided in `services.discounts.engine`."""
+"""Discounts as a merchant manages them: codes, rules, regions and dynamic codes. What a discount
+is worth to a cart is decided in `services.discounts.engine`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What a discount is worth to a cart: whether a code may be used, which lines it reaches, how
 much each line gets, and the redemption that counts a use. Carts and orders call this; it knows
-nothing of HTTP. Reference store §3.1-3.2; DESIGN.md "Checkout rules".
+nothing of HTTP.
 
 Money is integer minor units throughout. A percentage is taken of each line and rounded there,
 as Medusa v1 rounds it; a fixed amount is decided whole first and then spread over the lines by

@@ -1,4 +1,4 @@
-"""Draft orders (reference admin §10): orders staff build by hand, e.g. taking a phone order.
+"""Draft orders: orders staff build by hand, e.g. taking a phone order.
 A draft is a cart of type `draft_order` behind the scenes; its lines and shipping follow the
 back office's rules (services/draft_orders/lines.py); paying it is services/draft_orders/payment.py.
 

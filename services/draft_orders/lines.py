@@ -1,4 +1,4 @@
-"""The lines and shipping of a draft order's cart (reference admin §10.3, §10.7-10.9), inside the
+"""The lines and shipping of a draft order's cart, inside the
 caller's transaction with the cart locked.
 
 A draft is built by staff, so its rules differ from a shopper's cart (services/carts/items.py,

@@ -1,4 +1,4 @@
-"""Registering the payment of a draft order (reference admin §10.10): the shop has been paid
+"""Registering the payment of a draft order: the shop has been paid
 outside the system (by phone, bank transfer, at the counter), so the `system` provider
 authorizes and captures the draft's total at once, and the order is placed, paid.
 

@@ -1,2 +1,2 @@
 """Events: what happened, as Medusa v1 names it, written with the change and handed to the
-subscribers after commit (reference events-webhooks §A, §C)."""
+subscribers after commit."""

@@ -1,4 +1,4 @@
-"""The event names this shop emits: Medusa v1.20's strings (reference events-webhooks §A2), one
+"""The event names this shop emits: Medusa v1.20's strings, one
 source for the emitters, the subscribers and the webhook API's check of the names it is given.
 Payloads are Medusa's thin keys (`id`, `*_id`, `no_notification`); none carries a secret (Medusa's
 `customer.created` carries the password hash; ours carries the id)."""

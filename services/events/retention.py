@@ -1,4 +1,4 @@
-"""Bounded retention of events and webhook deliveries (reference events-webhooks §C 13): a
+"""Bounded retention of events and webhook deliveries: a
 delivery that ended well or was canceled is kept 14 days for inspection and redelivery, one that
 failed 30 days; an event is kept while any of its deliveries is, and at least 14 days after it
 was dispatched. One hourly maintenance run deletes what is older, in batches."""

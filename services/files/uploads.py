@@ -1,4 +1,4 @@
-"""Admin uploads (reference extra §8): files streamed from a multipart/form-data body into the file
+"""Admin uploads: files streamed from a multipart/form-data body into the file
 storage under keys we choose, links to them, their removal, and reading them back to serve them.
 
 Keys: `uploads/<ULID>-<name>` (public: anyone holding the URL may fetch it, as Medusa's image

@@ -108,7 +108,7 @@ async def update_gift_card(
     card_id: str, relations: tuple[str, ...] = (), *, balance: int = KEEP, is_disabled: bool = KEEP,
     ends_at: datetime | None = KEEP, region_id: str = KEEP, metadata: dict | None = None,
 ) -> GiftCard:
-    """Change what is given; `ends_at=None` removes the expiry, `metadata` is merged (§1.6).
+    """Change what is given; `ends_at=None` removes the expiry, `metadata` is merged.
     The tax rate stays the one the card was issued with, even when it moves to another region."""
     async with atomic():
         card = None

@@ -1,4 +1,4 @@
-"""An order edit's reservations when it is confirmed (INVENTORY_LOCATIONS, issue 36): the edit's
+"""An order edit's reservations when it is confirmed (INVENTORY_LOCATIONS): the edit's
 lines replace the order's, so each kept line takes over its original's reservations, less what
 it dropped (the latest held units are let go first) and plus what it added (reserved at the
 order's channel like a new line); a removed line lets all of its units go, and a new line is

@@ -1,4 +1,4 @@
-"""Stock per location along an order's life, when INVENTORY_LOCATIONS is on (issue 36): each
+"""Stock per location along an order's life, when INVENTORY_LOCATIONS is on: each
 line's reservation at placing, its release when the order (or swap, or claim) is canceled, its
 turn into a stock decrement when the line is fulfilled, and a received return's restock.
 

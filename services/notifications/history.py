@@ -1,4 +1,4 @@
-"""The messages sent, as the back office reads them (reference orders §7.6-7.8): a list filtered
+"""The messages sent, as the back office reads them: a list filtered
 by resource, kind and address, each original with its resends, and resending one.
 
 A resend is a new notification row asked for through the outbox like the original

@@ -1,5 +1,5 @@
-"""The messages the shop sends, by kind: Medusa v1's event name and payload (reference extra
-§12), the one-time token each carries, and the subject and plain-text body a person reads.
+"""The messages the shop sends, by kind: Medusa v1's event name and payload, the one-time token
+each carries, and the subject and plain-text body a person reads.
 
 A token is made by the worker that sends the message, never by the request that asks for it,
 so its only clear copy is the message itself: the notification row and the log keep the body
@@ -139,7 +139,7 @@ _BODIES: dict[str, Callable[[dict, str | None, str], tuple[str, str]]] = {
     INVITE_CREATED: _invite,
     USER_PASSWORD_RESET: _user_password_reset,
 }
-# Medusa's payload keys per event (extra §12); anything else in `data` is ours.
+# Medusa's payload keys per event; anything else in `data` is ours.
 _PAYLOAD_KEYS = {
     PASSWORD_RESET: ("id", "email", "first_name", "last_name"),
     ORDER_CLAIM: ("old_email", "new_customer_id", "orders"),

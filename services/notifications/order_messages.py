@@ -1,5 +1,5 @@
-"""The messages a shopper gets about their order (reference events-webhooks §A6 "Emails a real v1
-shop sends"): placed, shipped, refunded, return received, exchange and claim made, gift card
+"""The messages a shopper gets about their order: placed, shipped, refunded, return received,
+exchange and claim made, gift card
 bought. Each is written from a snapshot taken when the event is handled (what was ordered, the
 amounts, the tracking numbers), so a later change to the order does not change a message already
 asked for; the subject and the plain text and HTML bodies carry the shop's name and links from

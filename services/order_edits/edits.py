@@ -1,5 +1,5 @@
 """Order edits: the back office proposes changes to a placed order, the shopper confirms or
-declines them (reference extra §9, store §3.10). One function per use case; each runs in one
+declines them. One function per use case; each runs in one
 transaction that first locks the order's row, so everything done to one order's edits happens
 one request at a time (and two edits can never be active at once).
 
@@ -11,7 +11,7 @@ Departures from Medusa v1, on purpose:
   shown (and the amount they may have paid) stays as it is; cancel and start another edit;
 - asking again changes nothing (Medusa makes a second payment collection each time);
 - an edit that would leave the order without a line is refused at request and at confirmation
-  (Medusa v1 could leave an order with no lines, landscape #38);
+  (Medusa v1 could leave an order with no lines);
 - confirming swaps the lines in one transaction with the order locked (Medusa runs the two
   updates in parallel), moves stock by the difference, and ends the edit's payment collection:
   its payments become the order's, or, when the back office confirms without it, it is
@@ -48,7 +48,7 @@ __all__ = [
     "TRANSITIONS",
 ]
 
-REQUESTED_EVENT = ORDER_EDIT_REQUESTED  # the message asking the shopper to confirm (extra §12)
+REQUESTED_EVENT = ORDER_EDIT_REQUESTED  # the message asking the shopper to confirm
 NO_ITEMS = "An order edit cannot remove every item of the order; cancel the order instead"
 
 

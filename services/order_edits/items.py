@@ -1,10 +1,10 @@
-"""The lines of an order edit (reference extra §9.0, §9.6-9.9), as parts run inside the caller's
+"""The lines of an order edit, as parts run inside the caller's
 transaction with the order's row locked (services/order_edits/edits.py).
 
 An edit starts with a clone of every line of the order; each change of a line is recorded as an
 item change (`item_add`, `item_update`, `item_remove`), one per line, so the shopper sees what
 changed. After every change the order's amount discount is spread again over the edit's lines
-(Medusa's rule, and the policy landscape #38 asks to decide): a percentage takes its share of a
+(Medusa's rule): a percentage takes its share of a
 new line, a fixed amount stays the same amount spread over what remains.
 
 Departures from Medusa v1, on purpose:
@@ -47,7 +47,7 @@ __all__ = [
     "apply_stock", "refresh_adjustments",
 ]
 
-# What a clone copies from the order's line besides its own ids (extra §9.0).
+# What a clone copies from the order's line besides its own ids.
 _COPIED = (
     "variant_id", "title", "description", "thumbnail", "is_return", "is_giftcard", "should_merge",
     "allow_discounts", "has_shipping", "unit_price", "includes_tax", "quantity", "fulfilled_quantity",

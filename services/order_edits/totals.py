@@ -1,14 +1,13 @@
 """An order edit as every edit route answers it: the edit, its status, its changes with the lines
-they name, its payment collection, and its totals (reference extra §9.0, store §3.10).
+they name, its payment collection, and its totals.
 
-Totals are the order's own (services/orders/view.py, extra §6.3) run twice: over the order as it
+Totals are the order's own (services/orders/view.py) run twice: over the order as it
 is and over a copy of it whose lines are the edit's lines, so an edit can never be totalled by a
-rule the order is not (landscape #22). `difference_due` is the edited total less the order's
+rule the order is not. `difference_due` is the edited total less the order's
 current total: positive, the shopper owes it; negative, the shop owes it back. A confirmed edit
 has settled its difference, so its `difference_due` is 0 even once a later edit changed the order.
 
-Reads take a fixed number of statements whatever the number of edits or lines (DESIGN.md
-"Speed rules").
+Reads take a fixed number of statements whatever the number of edits or lines.
 """
 
 from __future__ import annotations
@@ -28,12 +27,12 @@ __all__ = [
 ]
 
 EDIT_NOT_FOUND = "Order edit with id {id} was not found"
-# An edit that is none of confirmed, canceled or declined (extra §9.0): an order has one at most.
+# An edit that is none of confirmed, canceled or declined: an order has one at most.
 ACTIVE = dict(confirmed_at=None, canceled_at=None, declined_at=None)
 
 
 def edit_status(edit: OrderEdit) -> str:
-    """From the timestamps, the later states winning (extra §9.0)."""
+    """From the timestamps, the later states winning."""
     if edit.canceled_at is not None:
         return "canceled"
     if edit.confirmed_at is not None:

@@ -1,4 +1,4 @@
-"""Canceling an order (reference orders §3.6): before anything was fulfilled, paid back or
+"""Canceling an order: before anything was fulfilled, paid back or
 captured; its stock goes back once, and its payments are canceled through their providers.
 
 Order of work, so that a provider failing midway never leaves the order half-changed and a retry

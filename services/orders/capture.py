@@ -1,4 +1,4 @@
-"""Capturing an order's payments (reference orders §3.7), through their providers.
+"""Capturing an order's payments, through their providers.
 
 Order of work, so that a provider failing midway never leaves the order half-changed and a retry
 finishes: each payment is captured in its own transaction that holds the order's row lock, the

@@ -1,6 +1,5 @@
 """Claiming orders: a signed-in customer asks for orders placed without an account; whoever reads
-the orders' email confirms with the token sent there, and the orders move to that customer
-(reference store §3.9).
+the orders' email confirms with the token sent there, and the orders move to that customer.
 
 Medusa v1 lets any order be claimed and signs a JWT with the shop's secret (a bad one is a 500).
 Here only guest orders (of a customer without an account) can be claimed, so nobody can take

@@ -1,12 +1,11 @@
-"""Fulfilling an order's lines and calling a fulfillment back (reference orders §3.9, §3.10): a
+"""Fulfilling an order's lines and calling a fulfillment back: a
 Fulfillment per shipping method the chosen lines go out with, made by the method's fulfillment
 provider, and each line's `fulfilled_quantity`.
 
 Quantities change once: each line's counter moves by a conditional UPDATE that cannot pass the
 line's quantity (or go below zero), in one transaction holding the order's row lock, with the
 provider called before anything is written; a provider failing leaves nothing behind and the
-request can be sent again. Stock does not move: classic inventory counts it down at placement
-(§1.5).
+request can be sent again. Stock does not move: classic inventory counts it down at placement.
 
 Unlike Medusa v1: an unknown line, a quantity below one or the same line twice are refused (Medusa
 skips, accepts or double-counts them), a line whose shipping profile no method of the order
@@ -75,7 +74,7 @@ async def fulfil_lines(
             raise NotFound(f"Line item with id {item_id} was not found in {owner_id}")
         if quantity > line.quantity - (line.fulfilled_quantity or 0):
             raise NotAllowed(TOO_MANY)
-    location_id = await fulfil_reserved(lines, wanted, location_id)  # stock per location (issue 36)
+    location_id = await fulfil_reserved(lines, wanted, location_id)  # stock per location
     made = []
     for method, group in _by_method(methods, [lines[i] for i in wanted]):
         parts = [{"item_id": line.id, "quantity": wanted[line.id]} for line in group]
@@ -164,5 +163,5 @@ async def call_back(fulfillment: Fulfillment) -> bool:
         return False
     parts = dict(await FulfillmentItem.filter(fulfillment_id=fulfillment.id).values_list("item_id", "quantity"))
     await move_counters(parts, "fulfilled_quantity", -1, None, "The fulfillment's items were changed meanwhile")
-    await back_on_shelf(fulfillment.location_id, parts)  # stock per location (issue 36)
+    await back_on_shelf(fulfillment.location_id, parts)  # stock per location
     return True

@@ -1,4 +1,4 @@
-"""Completing and archiving an order (reference orders §3.4, §3.5): status moves only, by the
+"""Completing and archiving an order: status moves only, by the
 table of services/orders/statuses.py. A repeat changes nothing."""
 
 from __future__ import annotations

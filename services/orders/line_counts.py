@@ -1,5 +1,5 @@
 """The per-line counters after the sale (`fulfilled_quantity`, `shipped_quantity`,
-`returned_quantity`) and the order's fulfillment status they decide (reference orders §1.2, §2.3).
+`returned_quantity`) and the order's fulfillment status they decide.
 
 Each counter moves by a conditional UPDATE that can pass neither its ceiling nor zero, so a
 quantity changes once whatever else runs; callers hold the order's row lock and an open

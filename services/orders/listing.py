@@ -1,5 +1,5 @@
 """Finding orders: the back office's list, a customer's own list, and a shopper's look-up by
-display id and email (reference extra §6.1, store §1.4, §1.7, §3.11).
+display id and email.
 
 A page costs a fixed number of statements: the page's ids (filters stay ORM filters), its
 count when the page does not tell it, then the orders and everything below them as

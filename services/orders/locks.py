@@ -10,7 +10,7 @@ from services.core.ids import fits
 
 __all__ = ["lock_order", "stamped", "NOT_FOUND"]
 
-NOT_FOUND = "Order with id {id} was not found"  # Medusa's plain retrieve (reference orders §3.3-3.7)
+NOT_FOUND = "Order with id {id} was not found"  # Medusa's plain retrieve
 
 
 async def lock_order(order_id: str) -> Order:

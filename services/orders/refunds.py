@@ -1,5 +1,5 @@
-"""Giving money back for an order (reference orders §3.8): a Refund row, the amount taken off the
-order's captured payments through their providers, and the payment status moved (§2.2).
+"""Giving money back for an order: a Refund row, the amount taken off the
+order's captured payments through their providers, and the payment status moved.
 
 Money changes once: each payment's `amount_refunded` rises by a conditional UPDATE that cannot
 pass what the payment captured, inside one transaction that also holds the order's row lock. Two
@@ -111,7 +111,7 @@ async def _lock(order_id: str) -> Order:
     try:
         return await lock_order(order_id)
     except NotFound:
-        raise NotFound(ADMIN_NOT_FOUND.format(id=order_id)) from None  # the refund's wording (§3.8)
+        raise NotFound(ADMIN_NOT_FOUND.format(id=order_id)) from None  # the refund's wording
 
 
 async def _take(payment: Payment, amount: int, idempotency_key: str | None) -> None:

@@ -1,4 +1,4 @@
-"""Shipping a fulfillment (reference orders §3.11): `shipped_at`, its tracking links, and each of
+"""Shipping a fulfillment: `shipped_at`, its tracking links, and each of
 its lines' `shipped_quantity`, in one transaction holding the order's row lock. The fulfillment is
 marked shipped by a conditional UPDATE, so it is shipped once however often the request comes.
 

@@ -1,4 +1,4 @@
-"""Adding a shipping method to a placed order (reference orders §3.12), e.g. to send a forgotten
+"""Adding a shipping method to a placed order, e.g. to send a forgotten
 parcel: the method at the price the merchant gives, its option's provider checking the data, and
 the order's earlier methods of the same shipping profile replaced, as in Medusa v1.
 

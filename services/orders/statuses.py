@@ -1,4 +1,4 @@
-"""The order's three statuses as tables (reference orders §2.1-2.3): for each operation, which
+"""The order's three statuses as tables: for each operation, which
 `status`, `payment_status` and `fulfillment_status` it may start from, where it leaves each,
 and the refusal (Medusa v1's 400 not_allowed text) from any other value.
 
@@ -65,7 +65,7 @@ MOVES: dict[str, dict[str, Move]] = {
     "cancel_fulfillment": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("cancel a fulfillment"))},
     "ship": {STATUS: Move(_LIVE, refusal=_CANCELED_ORDER.format("be fulfilled as shipped"))},
     "add_shipping_method": {STATUS: Move(_LIVE, refusal="A shipping method cannot be added to a canceled order")},
-    # An exchange takes items that were paid for and sent (reference orders §5.1); unlike Medusa v1,
+    # An exchange takes items that were paid for and sent; unlike Medusa v1,
     # an order with a partial refund (one item returned, say) may still exchange another.
     "swap": {
         STATUS: Move(_LIVE, refusal="Cannot create a swap on a canceled item."),
@@ -119,7 +119,7 @@ def plan(order: Order, operation: str, columns: tuple[str, ...] | None = None) -
 
 
 def refunded_payment_status(paid: int, refunded: int) -> str | None:
-    """The payment status once `refunded` of the `paid` money went back (§2.2): refunded when
+    """The payment status once `refunded` of the `paid` money went back: refunded when
     all of it did, partially_refunded when some did; None when nothing was refunded."""
     if paid > 0 and refunded >= paid:
         return "refunded"

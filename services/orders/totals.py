@@ -1,4 +1,4 @@
-"""Order totals (reference extra §6.3, store §3.1 "Orders use the same algorithm"), on top of the
+"""Order totals, on top of the
 cart arithmetic of services/carts/totals.py, from rows already loaded.
 
 What differs from a cart: taxes always come from the tax lines stored at completion (or from

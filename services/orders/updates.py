@@ -1,4 +1,4 @@
-"""Changing an order's contact details (reference orders §3.3): its email, billing and shipping
+"""Changing an order's contact details: its email, billing and shipping
 addresses, metadata and `no_notification`.
 
 Medusa v1 also takes `items`, `region`, `discounts`, `customer_id`, `payment_method` and

@@ -1,6 +1,6 @@
 """An order as the order routes answer it: the order with the relations its answers show and its
-totals (reference extra §6.3), read with a fixed number of statements whatever the number of
-lines or orders (DESIGN.md "Speed rules"): the orders with their one-row relations, then every
+totals, read with a fixed number of statements whatever the number of
+lines or orders: the orders with their one-row relations, then every
 row below them in one statement (services/orders/order_rows.py), then what lies below their
 after-sale rows, one statement per kind that exists.
 
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 NOT_FOUND = "Order with id {id} was not found"  # the store's wording
-ADMIN_NOT_FOUND = "Order with id: {id} was not found"  # the admin's (reference extra §6.2)
+ADMIN_NOT_FOUND = "Order with id: {id} was not found"  # the admin's
 
 
 @dataclass

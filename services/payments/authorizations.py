@@ -3,7 +3,7 @@ the scheduled reconciler that cancels authorizations left without an order.
 
 An authorization without an order holds the shopper's money at the gateway. Checkout cancels it
 when a completion is refused; the reconciler catches what is left (a completion whose client gave
-up, rows from before that rule). Money taken without an order is the worse failure (landscape #2),
+up, rows from before that rule). Money taken without an order is the worse failure,
 so the reconciler never touches a payment whose cart has an order, nor one whose completion is
 still in flight or waiting for its retry actor.
 """

@@ -1,5 +1,5 @@
 """Payment collections: an amount to collect outside a cart, here the difference an order edit
-leaves due (reference extra §9.10), and the store routes a shopper pays it through (Medusa v1's
+leaves due, and the store routes a shopper pays it through (Medusa v1's
 `/store/payment-collections`: get, one session for a provider, authorize that session).
 
 States: `not_paid` (made) → `awaiting` (an authorization did not go through yet) → `authorized`

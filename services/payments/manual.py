@@ -1,4 +1,4 @@
-"""The `manual` provider (medusa-payment-manual, reference store §3.4): the shop takes the money
+"""The `manual` provider (medusa-payment-manual): the shop takes the money
 outside the system; the session's data carries the status, and authorizing succeeds at once."""
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""A cart's payment sessions (reference store §1.2, §3.4): one per payment provider of the cart's
+"""A cart's payment sessions: one per payment provider of the cart's
 region, each for the cart's total; the shopper selects one, and completion authorizes it.
 
 Every function takes the cart's row lock and runs in one transaction, reads the cart once under
 it and answers from what it read and wrote (no read back). Amounts are minor units:
 a session is for the cart's total with its taxes computed, even in a region without automatic
-taxes (§3.4). Every change that can move the total re-syncs the sessions (`resync_payment_sessions`,
-§3.4's triggers), and the gateway hears of a session only when its amount changed (landscape #13:
-Medusa v1 calls it on every change). Two more departures from Medusa v1, both on purpose:
+taxes. Every change that can move the total re-syncs the sessions (`resync_payment_sessions`),
+and the gateway hears of a session only when its amount changed (Medusa v1 calls it on every
+change). Two more departures from Medusa v1, both on purpose:
 - selecting a provider of the region that has no session yet creates it (Medusa answers 500
   "Could not find payment session");
 - refreshing the selected session keeps it selected (Medusa's refresh deselects it).
@@ -50,7 +50,7 @@ def _with_sessions(view: CartView, sessions: list[PaymentSession]) -> CartView:
 
 
 async def sync_payment_sessions(cart: Cart, view: CartView) -> list[PaymentSession]:
-    """§3.4 setPaymentSessions, for a cart already locked by the caller: a cart with nothing to pay
+    """Medusa's setPaymentSessions, for a cart already locked by the caller: a cart with nothing to pay
     has no session; sessions of providers the region dropped go; the others follow the total; a
     region with one provider gets it initiated and selected, others a local session per provider.
     Answers the cart's sessions afterwards."""
@@ -93,7 +93,7 @@ async def sync_payment_sessions(cart: Cart, view: CartView) -> list[PaymentSessi
 
 async def resync_payment_sessions(cart: Cart) -> None:
     """After a change of a locked cart that can move its total: its sessions, if it has any,
-    follow it (§3.4's re-sync triggers). A cart without sessions costs one statement."""
+    follow it. A cart without sessions costs one statement."""
     if await PaymentSession.filter(cart_id=cart.id).exists():
         await sync_payment_sessions(cart, await load_cart_view(cart.id, force_taxes=True))
 

@@ -1,5 +1,5 @@
-"""The `system` provider Medusa v1 always has: no gateway, every payment authorized at once
-(reference store §3.4). Selectable in any region."""
+"""The `system` provider Medusa v1 always has: no gateway, every payment authorized at once.
+Selectable in any region."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """What every cart answer shows of its region besides the region row: its countries, payment and
-fulfillment providers and tax rates (reference store §0.6), with the tax rates' attachments to
+fulfillment providers and tax rates, with the tax rates' attachments to
 products, product types and shipping options (services/regions/taxes.py) and whether its currency
 prices with tax included (which services/regions/currencies.py changes by touching the regions). They change rarely, and reading
 them would take four to seven statements of every cart read, so each process remembers them per
-region (DESIGN.md "Speed rules").
+region.
 
 An entry is used only while all of these hold:
 - its version is the region row's `updated_at`, which the cart read has just read. Code that

@@ -1,4 +1,4 @@
-"""Tax providers (reference store §3.7): the small interface a tax service implements, and the
+"""Tax providers: the small interface a tax service implements, and the
 registry that names them by provider id. A region's `tax_provider_id` names its provider; none
 means the built-in `system` provider, which taxes from the region's own rates (services/regions/taxes.py).
 

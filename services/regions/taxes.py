@@ -1,4 +1,4 @@
-"""Tax rates through the system tax provider (reference store §3.7).
+"""Tax rates through the system tax provider.
 
 A product line is taxed at the region's rates attached to its product or to its product type; a
 shipping method at the rates attached to its option; a line with no attached rate at the region's

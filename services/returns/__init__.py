@@ -1,2 +1,2 @@
 """Returns: items coming back from an order, asked for by the merchant or the shopper, received
-(restocked and refunded) or canceled (reference orders §2.5, §4)."""
+(restocked and refunded) or canceled."""

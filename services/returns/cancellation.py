@@ -1,4 +1,4 @@
-"""Canceling a return (reference orders §4.4): before it is received; a canceled one stays
+"""Canceling a return: before it is received; a canceled one stays
 canceled (a repeat changes nothing). Its items are free to be returned again."""
 
 from __future__ import annotations

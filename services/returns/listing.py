@@ -1,4 +1,4 @@
-"""Reading returns (reference orders §4.2): newest first, a page at a time, each with its items
+"""Reading returns: newest first, a page at a time, each with its items
 (and their reasons), its shipping method and its order; a fixed number of statements a page."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Receiving a return (reference orders §4.3): the items that arrived, each line's
+"""Receiving a return: the items that arrived, each line's
 `returned_quantity`, the stock of managed variants, the refund, and the order's fulfillment status.
 
 One transaction holding the order's row lock; the return moves to `received` by a conditional

@@ -1,4 +1,4 @@
-"""Asking for a return (reference orders §4.1), by the merchant or by the shopper: a Return in
+"""Asking for a return, by the merchant or by the shopper: a Return in
 `requested` with its items and their reasons, the refund it will give (computed as Medusa v1
 computes it, or given by the merchant), and how it is shipped back (a return shipping method,
 taxed, and the provider's return).

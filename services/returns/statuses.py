@@ -1,4 +1,4 @@
-"""A return's status as a table (reference orders §2.5): what each operation may start from,
+"""A return's status as a table: what each operation may start from,
 where it leaves the return, and Medusa v1's refusal from anything else. The move itself is a
 conditional UPDATE on the status (`move_return`), so it happens once however often it is asked."""
 

@@ -1,4 +1,4 @@
-"""Shipping options as the back office manages them (reference catalogue §6): list, read, create,
+"""Shipping options as the back office manages them: list, read, create,
 change and delete, with their subtotal requirements.
 
 Prices are minor units. How an option's price and requirements are read at checkout lives in

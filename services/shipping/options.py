@@ -1,12 +1,11 @@
-"""Shipping for the storefront: the options a shopper may choose (reference extra §4) and the
-shipping method a cart gets from one (reference store §3.6).
+"""Shipping for the storefront: the options a shopper may choose and the
+shipping method a cart gets from one.
 
 Prices are minor units. An option's price comes from its fulfillment provider: a flat rate is
 the option's `amount`; a calculated price needs a provider able to compute it, and the only
 provider this store has (`manual`) cannot, so such options are left out for carts and refused.
 A cart the merchant set shipping prices for (a swap's) offers those options at those prices, and
-only them (reference store §3.6). A new shipping method re-syncs the cart's payment sessions
-(reference store §3.4).
+only them. A new shipping method re-syncs the cart's payment sessions.
 """
 
 from __future__ import annotations
@@ -92,7 +91,7 @@ def _with_requirements(qs):
 
 
 async def price_options(options: list[ShippingOption]) -> list[PricedOption]:
-    """Each option with the tax keys of reference extra §4: its rates when its region taxes
+    """Each option with the tax keys Medusa's store shipping options carry: its rates when its region taxes
     automatically (its own overrides, else the region's rate), none otherwise."""
     region_ids = {o.region_id for o in options}
     regions = {r.id: r for r in await Region.filter(id__in=region_ids)} if region_ids else {}

@@ -1,4 +1,4 @@
-"""Shipping profiles (reference catalogue §7): groups of products shipped with the same options.
+"""Shipping profiles: groups of products shipped with the same options.
 
 The store has exactly one `default` profile (new products and options go to it) and one
 `gift_card` profile, made at start-up (services/store/defaults.py). Unlike Medusa v1, they stay

@@ -1,4 +1,4 @@
-"""`commerce seed FILE`: loads Medusa v1's seed format (reference extra §10) in one transaction.
+"""`commerce seed FILE`: loads Medusa v1's seed format in one transaction.
 
 Unlike Medusa v1, loading the same file again changes nothing: every entry is matched to what
 is already there (users by email, regions by name, shipping options by region and name,

@@ -1,4 +1,4 @@
-"""The store's settings (reference catalogue §8): its name, link templates, currencies, default
+"""The store's settings: its name, link templates, currencies, default
 currency and default sales channel, and the providers installed in it.
 
 The link templates shape links that carry credentials (an invitation's token, a swap's cart id):
@@ -145,7 +145,7 @@ async def remove_store_currency(code: str) -> StoreDetails:
 
 
 async def _refuse_removing_region_currencies(codes: set[str]) -> None:
-    # Regions may only sell in the store's currencies (reference §5): keep that true.
+    # Regions may only sell in the store's currencies: keep that true.
     if not codes:
         return
     region = await Region.filter(currency_code__in=codes, deleted_at=None).order_by("name").first()

@@ -1,4 +1,4 @@
-"""A swap's cart (reference orders §5.1 step 7): what the shopper pays for the exchange. It holds
+"""A swap's cart: what the shopper pays for the exchange. It holds
 the new lines at the region's price (with the order's amount discount, if any), a "Return
 shipping" line when the items come back with a paid method, and one negative line per returned
 line crediting what was paid for those units (its price, its share of the discount, its taxes).

@@ -1,5 +1,5 @@
-"""The shopper confirming a swap: completing its cart (reference store §3.5, orders §5.1
-`registerCartCompletion`). Runs inside cart completion's placing stage (services/checkout/
+"""The shopper confirming a swap: completing its cart. Runs inside cart completion's placing stage
+(services/checkout/
 completion.py), which holds the cart's row lock, has stored the cart's tax lines and authorized
 what there is to pay, under the completion's idempotency key.
 

@@ -1,4 +1,4 @@
-"""Making a swap (reference orders §5.1; store `POST /store/swaps`): the items coming back as a
+"""Making a swap (`POST /store/swaps`): the items coming back as a
 return (with its shipping, and no refund of its own: the swap's difference settles the money),
 the new items priced for the order's region and customer, and the swap's cart, whose total is
 the difference the shopper pays or is given back.

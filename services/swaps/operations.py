@@ -1,4 +1,4 @@
-"""A swap after it is made (reference orders §5.2-5.6): its new items fulfilled and shipped with
+"""A swap after it is made: its new items fulfilled and shipped with
 the order operations' mechanics (services/orders/fulfilments.py, shipments.py), a swap
 fulfillment called back, the difference settled, and the swap canceled. Each runs in one
 transaction holding the order's row lock.

@@ -1,4 +1,4 @@
-"""Settling a swap's difference (reference orders §5.6): above zero the shopper's payment for
+"""Settling a swap's difference: above zero the shopper's payment for
 the swap is captured, below zero the order's captured money gives the difference back, at zero
 there is nothing to move.
 

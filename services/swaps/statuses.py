@@ -1,4 +1,4 @@
-"""A swap's states as tables (reference orders §2.6, §5): what each operation refuses, and where
+"""A swap's states as tables: what each operation refuses, and where
 its payment status goes. Its fulfillment status is derived from its new lines' counters, as the
 order's is (services/orders/statuses.py)."""
 
@@ -28,12 +28,12 @@ SWAP_REFUSALS: dict[str, tuple[str, str | None]] = {
 # Payment statuses after which money went back: such a swap cannot be canceled.
 REFUNDED = ("difference_refunded", "partially_refunded", "refunded")
 
-# Processing the difference (§5.6): the status it leaves, by the sign of the difference.
+# Processing the difference: the status it leaves, by the sign of the difference.
 PROCESSED = {"negative": "difference_refunded", "zero": "difference_refunded", "positive": "captured"}
 
 
 def confirmed_status(difference: int) -> str:
-    """The payment status once the shopper completed the swap cart (§2.6): nothing to settle
+    """The payment status once the shopper completed the swap cart: nothing to settle
     when the difference is zero, else the merchant's capture or refund awaits."""
     return "confirmed" if difference == 0 else "awaiting"
 

@@ -1,4 +1,4 @@
-"""Invites to join the team (reference catalogue §14).
+"""Invites to join the team.
 
 An admin invites an email with a role; the invitee receives a link whose token (a JWT computed
 from the invite's row, services/users/team_tokens.py) lets them choose their names and password

@@ -1,4 +1,4 @@
-"""A back-office user's password reset by a token sent to their email (reference catalogue §13).
+"""A back-office user's password reset by a token sent to their email.
 
 Medusa v1 signs the token with the user's password hash, so a leaked database forges tokens and
 an expired or badly signed one is a 500. Here the token is a JWT signed with the server's secret

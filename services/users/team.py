@@ -1,4 +1,4 @@
-"""The team: the back office's users as the admin manages them (reference catalogue §13).
+"""The team: the back office's users as the admin manages them.
 
 Unlike Medusa v1, which lets any user do anything, managing the team is an admin's job: only an
 admin adds, deletes or changes another user, or changes a role; every user may change their own

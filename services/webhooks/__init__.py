@@ -1,5 +1,5 @@
 """Webhooks: endpoints a merchant registers, and deliveries of events to them signed and retried
-as the Standard Webhooks specification says (reference events-webhooks §B4, §C). Our extension of
+as the Standard Webhooks specification says. Our extension of
 the Medusa v1 API (README "Webhooks")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sending one webhook delivery (Standard Webhooks 1.0, reference events-webhooks §B4): a POST
+"""Sending one webhook delivery (Standard Webhooks 1.0): a POST
 of `{type, timestamp, data}` with `webhook-id` (the event's id, the same on every attempt and
 redelivery, for the receiver to drop duplicates), `webhook-timestamp` (this attempt) and
 `webhook-signature`; sent only to a vetted address of the URL's host (sending.py), no redirects

@@ -1,4 +1,4 @@
-"""Standard Webhooks signatures (spec 1.0.0, reference events-webhooks §B4): a secret is
+"""Standard Webhooks signatures (spec 1.0.0): a secret is
 `whsec_` + base64 of random bytes and the key is those bytes (not the string); a signature is
 `v1,` + base64 HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`; several signatures are
 separated by spaces (during a secret's rotation both the new and the previous one sign)."""

@@ -1,4 +1,4 @@
-"""Medusa v1's product CSV (reference admin §12), shared by import and export: the static
+"""Medusa v1's product CSV, shared by import and export: the static
 columns in export order, the dynamic ones (prices, options, images, sales channels), headers
 read leniently (case and spacing do not matter), amounts between minor units and the decimals
 a spreadsheet shows, and the cell quoting of Medusa's exports."""

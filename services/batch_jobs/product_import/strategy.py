@@ -1,5 +1,5 @@
-"""The `product-import` batch job (reference admin §4.9 and §12), without Medusa v1's faults
-(landscape §1.5): the CSV is streamed, not loaded; a bad line is listed with its line number and
+"""The `product-import` batch job, without Medusa v1's faults:
+the CSV is streamed, not loaded; a bad line is listed with its line number and
 the good ones are imported; the work commits in chunks, so progress shows as it goes, a cancel
 stops it before the next chunk, and a run that died is resumed after the last committed chunk.
 

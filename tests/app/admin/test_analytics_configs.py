@@ -1,4 +1,4 @@
-"""Admin analytics configs: `/admin/analytics-configs` (reference catalogue §16). Each user's
+"""Admin analytics configs: `/admin/analytics-configs`. Each user's
 answer to the dashboard's usage-data question is kept, so the dashboard asks once per user."""
 
 import asyncio

@@ -1,5 +1,5 @@
-"""Admin applications (OAuth apps): `GET /admin/apps` and `POST /admin/apps/authorizations`
-(reference admin §2), with a real in-memory provider plugged into the handler registry."""
+"""Admin applications (OAuth apps): `GET /admin/apps` and `POST /admin/apps/authorizations`, with a
+real in-memory provider plugged into the handler registry."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Admin batch jobs: `/admin/batch-jobs` (reference admin §4, Medusa's tests §13.2). Jobs here
+"""Admin batch jobs: `/admin/batch-jobs`. Jobs here
 are made directly in the state a story needs; the work itself is in tests/jobs and tests/services."""
 
 from datetime import datetime, timedelta, timezone

@@ -1,5 +1,5 @@
 """A merchant builds a product line from the dashboard's catalogue pages, over HTTP only, and
-shoppers buy it: the end-to-end story of issue 17 (a product with two options and four variants
+shoppers buy it: an end-to-end story (a product with two options and four variants
 priced in two currencies, edited, given an image and a category; a sale price list for a
 customer group that its members see and pay while others do not; a gift-card product sold).
 The export and import of products made this way is tests/app/admin/test_product_writes.py's."""

@@ -1,4 +1,4 @@
-"""Claims over HTTP (reference orders §2.7, §6): a replacement sent out, a refund given back, the
+"""Claims over HTTP: a replacement sent out, a refund given back, the
 claim canceled; stock and money change once."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Admin collections: `/admin/collections` (reference admin §5, Medusa's tests §13.3)."""
+"""Admin collections: `/admin/collections`."""
 
 import asyncio
 from datetime import datetime, timezone

@@ -1,5 +1,4 @@
-"""Admin currencies: `GET /admin/currencies`, `POST /admin/currencies/{code}` (reference admin §6,
-Medusa's tests §13.4)."""
+"""Admin currencies: `GET /admin/currencies`, `POST /admin/currencies/{code}`."""
 
 import pytest
 

@@ -1,5 +1,4 @@
-"""Admin customer groups: `/admin/customer-groups`, their members and batch membership changes
-(reference admin §7, §13.5)."""
+"""Admin customer groups: `/admin/customer-groups`, their members and batch membership changes."""
 
 import asyncio
 from datetime import datetime, timezone

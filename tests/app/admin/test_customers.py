@@ -1,4 +1,4 @@
-"""Admin customers: `/admin/customers` list, create, get and update (reference admin §8, §13.6)."""
+"""Admin customers: `/admin/customers` list, create, get and update."""
 
 import asyncio
 from datetime import datetime, timezone

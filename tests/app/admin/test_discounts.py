@@ -1,5 +1,4 @@
-"""Admin discounts: codes, rules, regions, conditions and dynamic codes under `/admin/discounts`
-(reference admin §9, errors §1.5, metadata §1.6, deletes §1.8)."""
+"""Admin discounts: codes, rules, regions, conditions and dynamic codes under `/admin/discounts`."""
 
 import asyncio
 import copy
@@ -327,7 +326,7 @@ BAD_DURATION = '"valid_duration" must be a valid ISO 8601 duration'
 
 
 @pytest.mark.parametrize("changes,message", [
-    # the messages of reference §9.3, in its order
+    # Medusa's messages, in its order
     ({"rule": {"type": "bogus", "value": 10}}, INVALID_RULE_TYPE),
     ({"rule": {"value": 10}}, INVALID_RULE_TYPE),
     ({"rule": {"type": 5, "value": 10}}, INVALID_RULE_TYPE),

@@ -1,4 +1,4 @@
-"""Registering the payment of a draft order (reference admin §10.10): the system provider
+"""Registering the payment of a draft order: the system provider
 captures the draft's total, one order is placed, paid, and the draft is completed; a draft is
 never paid twice, not even by calls racing each other."""
 
@@ -125,7 +125,7 @@ async def test_a_stock_shortfall_at_payment_is_refused_and_nothing_is_written(cl
 
 
 async def test_the_medusa_js_draft_steps_get_what_they_assert(client, admin_headers, seeded):
-    # The body and checks of ../shared/clients/medusa-js/client-flow.mjs
+    # The body and checks of the official medusa-js client's storefront flow
     from tests.cart_factories import option_id, region_id
 
     address = {"first_name": "Grace", "last_name": "Hopper", "address_1": "2 Main St", "city": "Toronto",

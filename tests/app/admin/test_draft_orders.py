@@ -1,4 +1,4 @@
-"""Admin draft orders (reference admin §10.1-10.9): creating a draft as staff would take a phone
+"""Admin draft orders: creating a draft as staff would take a phone
 order, reading and listing drafts, changing them and their lines, and deleting them. Paying a
 draft is tests/app/admin/test_draft_order_pay.py."""
 

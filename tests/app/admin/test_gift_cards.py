@@ -1,5 +1,4 @@
-"""Admin gift cards: list, create, get, update and delete under `/admin/gift-cards`
-(reference admin §11, Medusa's tests §13.9)."""
+"""Admin gift cards: list, create, get, update and delete under `/admin/gift-cards`."""
 
 import re
 from datetime import datetime, timedelta, timezone

@@ -1,4 +1,4 @@
-"""Stock per location for what follows an order (INVENTORY_LOCATIONS, issue 36): a claim's
+"""Stock per location for what follows an order (INVENTORY_LOCATIONS): a claim's
 replacements and a swap's new items are reserved at the order's channel, fulfilled from a
 location and released by a cancel; a confirmed order edit carries the lines' reservations over, less what it drops and plus
 what it adds."""

@@ -1,4 +1,4 @@
-"""Stock per location after placing (INVENTORY_LOCATIONS, issue 36): a cancel releases the order's
+"""Stock per location after placing (INVENTORY_LOCATIONS): a cancel releases the order's
 reservations, a fulfilment turns them into a stock decrement at the location it is made from (the
 reservation's own without one), and a received return restocks where it was received."""
 

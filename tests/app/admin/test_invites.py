@@ -1,4 +1,4 @@
-"""Team invites: `/admin/invites` (reference catalogue §14, Medusa's `admin/invite.js`): an admin
+"""Team invites: `/admin/invites` (Medusa's `admin/invite.js`): an admin
 invites a colleague, the message carries a link, the colleague accepts once and signs in."""
 
 import asyncio

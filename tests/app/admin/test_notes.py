@@ -1,5 +1,4 @@
-"""Admin notes: `/admin/notes`, what admins write on an order's timeline (reference catalogue-settings
-§15, orders §7.1-7.5; Medusa's test `admin/note.js`)."""
+"""Admin notes: `/admin/notes`, what admins write on an order's timeline (Medusa's test `admin/note.js`)."""
 
 from datetime import datetime, timedelta, timezone
 

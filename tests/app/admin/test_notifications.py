@@ -1,5 +1,4 @@
-"""Admin notifications: the list an order's timeline reads, and resending (reference orders
-§7.6-7.7)."""
+"""Admin notifications: the list an order's timeline reads, and resending."""
 
 from __future__ import annotations
 

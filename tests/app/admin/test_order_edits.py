@@ -1,4 +1,4 @@
-"""Admin order edits (reference extra §9, §13 admin/order-edit/order-edit.js): create, the line
+"""Admin order edits: create, the line
 changes and their totals to the unit, request, cancel, confirm, delete, list and get.
 
 Orders are placed through the API in the EU region (eur, 25 % tax, shipping 10.00): a t-shirt S

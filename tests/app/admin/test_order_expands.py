@@ -1,5 +1,5 @@
 """Every relation path the admin order routes accept answers 200 with that relation in the answer
-(issue 37 item 4): Medusa v1's lists of what lies under an order (its order, swap, claim and return
+Medusa v1's lists of what lies under an order (its order, swap, claim and return
 routes, and the dashboard's pages) are accepted, on an order that has one of everything."""
 
 from __future__ import annotations

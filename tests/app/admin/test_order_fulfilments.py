@@ -1,4 +1,4 @@
-"""Fulfilments and shipments over HTTP (reference orders §2.3, §2.4, §3.9-3.12): the lines'
+"""Fulfilments and shipments over HTTP: the lines'
 counters and the order's fulfillment status move once, under an Idempotency-Key like capture's."""
 
 from __future__ import annotations

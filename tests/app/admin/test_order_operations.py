@@ -1,5 +1,5 @@
-"""Admin order operations over HTTP: update, capture, cancel, archive, complete (reference orders
-§2, §3.3-3.7), with the idempotency and provider-failure contracts of issue 18."""
+"""Admin order operations over HTTP: update, capture, cancel, archive, complete, with the
+idempotency and provider-failure contracts."""
 
 from __future__ import annotations
 

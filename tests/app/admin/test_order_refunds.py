@@ -1,4 +1,4 @@
-"""Refunds over HTTP (reference orders §2.2, §3.8): money back from captured payments, never more
+"""Refunds over HTTP: money back from captured payments, never more
 than was captured whatever the concurrency, under an Idempotency-Key like capture's."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ async def test_an_uncaptured_or_canceled_order_cannot_be_refunded(client, admin_
 
 
 async def test_a_refunded_order_cannot_be_canceled_and_its_stock_stays_out(client, admin_headers, seeded):
-    # Medusa v1 refuses to cancel an order with any refund (§3.6 step 2), kept: cancel would also
+    # Medusa v1 refuses to cancel an order with any refund (Medusa's cancel, step 2), kept: cancel would also
     # "cancel" captured payments at the gateway, and the stock of goods that may already be gone.
     order = await captured(client, admin_headers, amount=1000)
     before = await stock()

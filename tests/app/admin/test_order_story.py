@@ -1,5 +1,5 @@
 """A merchant runs a shopper's order from the dashboard's order page, over HTTP only: the
-end-to-end story of issue 18 (capture the payment, fulfil two of three items, ship them with a
+end-to-end story (capture the payment, fulfil two of three items, ship them with a
 tracking number, fulfil and ship the third, receive a return of one item with its refund, refund a
 goodwill amount, and cancel another order that was never fulfilled), with the statuses and totals
 the order page shows after each step."""

@@ -1,5 +1,4 @@
-"""Admin orders, reading: the list with its filters and the get (reference extra §6.1-6.3,
-§13 admin/order/order.js)."""
+"""Admin orders, reading: the list with its filters and the get."""
 
 from __future__ import annotations
 

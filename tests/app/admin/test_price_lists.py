@@ -1,5 +1,5 @@
-"""Admin price lists: `/admin/price-lists`, their prices and products (reference catalogue-settings
-§4; Medusa's test `admin/price-list.js`)."""
+"""Admin price lists: `/admin/price-lists`, their prices and products (Medusa's test
+`admin/price-list.js`)."""
 
 from __future__ import annotations
 

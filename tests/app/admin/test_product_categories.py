@@ -1,5 +1,4 @@
-"""Admin product categories: `/admin/product-categories` (reference catalogue-settings §3,
-Medusa's test `admin/product-category.ts`)."""
+"""Admin product categories: `/admin/product-categories` (Medusa's test `admin/product-category.ts`)."""
 
 import asyncio
 

@@ -1,6 +1,5 @@
 """Product tags and types as the admin's filters and the storefront list them
-(`/admin/product-tags`, `/admin/product-types`, `/store/product-tags`, `/store/product-types`;
-reference catalogue-settings §2.12)."""
+(`/admin/product-tags`, `/admin/product-types`, `/store/product-tags`, `/store/product-types`)."""
 
 from datetime import datetime, timedelta, timezone
 

@@ -1,4 +1,4 @@
-"""Admin product writes (reference catalogue-settings §2.3-2.9; Medusa's test `admin/product.js`):
+"""Admin product writes (Medusa's test `admin/product.js`):
 products created with their options, variants and prices in one transaction, edited, deleted;
 options and variants added, changed and removed; every answer the product as the admin reads it."""
 

@@ -1,4 +1,4 @@
-"""Admin product reads: `GET /admin/products` and `GET /admin/products/{id}` (reference extra §5):
+"""Admin product reads: `GET /admin/products` and `GET /admin/products/{id}`:
 every status, soft-deleted products on request, variants with their base prices only."""
 
 import re
@@ -293,7 +293,7 @@ async def test_variants_soft_deleted_are_not_shown(admin_get):
     assert [v["id"] for v in product["variants"]] == ["variant_t_shirt_s", "variant_t_shirt_l"]
 
 
-# ---------------------------------------------------------------- categories (catalogue-settings §3)
+# ---------------------------------------------------------------- categories
 
 
 async def _category_tree() -> dict[str, ProductCategory]:

@@ -1,5 +1,5 @@
 """Admin publishable API keys: `/admin/publishable-api-keys`, revocation and their sales channels
-(reference catalogue-settings §12; Medusa's test `admin/publishable-api-key.ts`)."""
+(Medusa's test `admin/publishable-api-key.ts`)."""
 
 import asyncio
 

@@ -1,5 +1,5 @@
-"""Admin regions: `/admin/regions`, their countries, providers and fulfillment options (reference
-catalogue-settings §5, extra §7; Medusa's test `admin/region.js`)."""
+"""Admin regions: `/admin/regions`, their countries, providers and fulfillment options (Medusa's
+test `admin/region.js`)."""
 
 from datetime import datetime, timezone
 

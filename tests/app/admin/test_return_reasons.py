@@ -1,5 +1,5 @@
 """Admin return reasons: `/admin/return-reasons`, and the store's read-only view of them
-(reference catalogue-settings §10, orders §4.5-4.9; Medusa's test `admin/return-reason.js`)."""
+(Medusa's test `admin/return-reason.js`)."""
 
 import asyncio
 

@@ -1,4 +1,4 @@
-"""Returns over HTTP (reference orders §2.5, §4.1-4.4, §8.2): asked for on the order, received
+"""Returns over HTTP: asked for on the order, received
 (stock back once, refund, statuses), canceled, listed."""
 
 from __future__ import annotations

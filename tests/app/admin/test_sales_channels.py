@@ -1,5 +1,5 @@
-"""Admin sales channels: `/admin/sales-channels` and their products (reference catalogue-settings
-§11; Medusa's test `admin/sales-channels.js`)."""
+"""Admin sales channels: `/admin/sales-channels` and their products (Medusa's test
+`admin/sales-channels.js`)."""
 
 import asyncio
 from urllib.parse import quote

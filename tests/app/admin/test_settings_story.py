@@ -1,5 +1,5 @@
 """A merchant sets up a new market from the dashboard's settings pages, over HTTP only, and a
-shopper buys there: the end-to-end story of issue 16 (store currencies, a region with countries,
+shopper buys there: an end-to-end story (store currencies, a region with countries,
 a shipping option for it, a tax rate, return reasons, a sales channel with a publishable key,
 and a colleague invited to the team)."""
 

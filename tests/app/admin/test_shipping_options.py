@@ -1,5 +1,5 @@
-"""Admin shipping options: `/admin/shipping-options` (reference catalogue-settings §6, Medusa's
-tests admin/shipping-options.js), and what the storefront sees of the changes (reference extra §4)."""
+"""Admin shipping options: `/admin/shipping-options` (Medusa's tests admin/shipping-options.js),
+and what the storefront sees of the changes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Admin shipping profiles: `/admin/shipping-profiles` (reference catalogue-settings §7, Medusa's
-tests admin/shipping-profile.spec.ts), and what the storefront sees of products moved between them."""
+"""Admin shipping profiles: `/admin/shipping-profiles` (Medusa's tests
+admin/shipping-profile.spec.ts), and what the storefront sees of products moved between them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Admin store settings: `/admin/store` (reference catalogue §8, §18.1, Medusa's `admin/store.js`)."""
+"""Admin store settings: `/admin/store` (Medusa's `admin/store.js`)."""
 
 import pytest
 from sanic import Sanic

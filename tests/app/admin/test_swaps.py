@@ -1,4 +1,4 @@
-"""Swaps over HTTP (reference orders §2.6, §5; store §3.5): an exchange made on the order, paid
+"""Swaps over HTTP: an exchange made on the order, paid
 through its swap cart in the store, its difference captured or refunded once, its new items
 fulfilled and shipped, its return received; stock and money change once."""
 

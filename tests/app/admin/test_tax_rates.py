@@ -1,5 +1,5 @@
 """Admin tax rates: `/admin/tax-rates` and the batch routes that attach a rate to products, product
-types and shipping options (reference catalogue-settings §9; Medusa's test `taxes/admin-tax-rates.js`)."""
+types and shipping options (Medusa's test `taxes/admin-tax-rates.js`)."""
 
 from datetime import datetime, timezone
 

@@ -1,4 +1,4 @@
-"""Admin uploads (reference extra §8): files streamed into the file storage under keys we choose,
+"""Admin uploads: files streamed into the file storage under keys we choose,
 served back (public uploads to anyone with the URL, everything else through short-lived signed
 links), removed on request, and never beyond the upload size limit."""
 

@@ -1,4 +1,4 @@
-"""A back-office user's password reset (reference catalogue §13, Medusa's `admin/user.js`): the
+"""A back-office user's password reset (Medusa's `admin/user.js`): the
 request answers the same for any email and sends a user a single-use, 15-minute JWT carrying
 their email (the dashboard reads it); the reset ends every earlier session and token."""
 

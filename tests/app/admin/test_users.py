@@ -1,4 +1,4 @@
-"""Admin users, the team: `/admin/users` (reference catalogue §13, Medusa's `admin/user.js`)."""
+"""Admin users, the team: `/admin/users` (Medusa's `admin/user.js`)."""
 
 import asyncio
 

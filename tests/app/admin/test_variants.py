@@ -1,5 +1,5 @@
 """Variants across products, as the draft-order and claim screens look them up:
-`GET /admin/variants` and `GET /admin/variants/{id}` (reference catalogue-settings §2.11)."""
+`GET /admin/variants` and `GET /admin/variants/{id}`."""
 
 from datetime import datetime, timezone
 

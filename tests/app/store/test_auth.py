@@ -1,5 +1,5 @@
 """Customer sign-in: session cookie (`/store/auth`), JWT (`/store/auth/token`), email check, and how
-the customer's session lives beside an admin's in one cookie (reference store §0.5, §1.1)."""
+the customer's session lives beside an admin's in one cookie."""
 
 import time
 from datetime import datetime, timezone

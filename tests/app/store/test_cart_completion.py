@@ -1,5 +1,5 @@
-"""Completing a cart (reference store §3.5): the order it places, and the idempotency contract
-of DESIGN.md (adopt or generate the key, replay, 422 on reuse, one order per cart)."""
+"""Completing a cart: the order it places, and the idempotency contract
+of docs/architecture.md (adopt or generate the key, replay, 422 on reuse, one order per cart)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Completion charges what the shopper saw, or nothing: a gift-card balance or a discount use lost
 to another order refuses the completion (4xx, the key free to retry once the cart is right) and
-cancels the payment authorized for it; the order is never silently re-priced (issue 14)."""
+cancels the payment authorized for it; the order is never silently re-priced."""
 
 from __future__ import annotations
 

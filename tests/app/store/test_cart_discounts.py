@@ -1,4 +1,4 @@
-"""Discounts and gift cards on a store cart (reference store §3.1-3.3, §4 cart.js)."""
+"""Discounts and gift cards on a store cart."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Store cart line items: add, update, delete (reference store §1.2, §2.0 prices, §2.1 inventory)."""
+"""Store cart line items: add, update, delete."""
 
 from __future__ import annotations
 

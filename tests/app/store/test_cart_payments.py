@@ -1,4 +1,4 @@
-"""Store carts' payment sessions (reference store §1.2, §3.4): create, select, update, delete,
+"""Store carts' payment sessions: create, select, update, delete,
 refresh, the medusa-js checkout flow up to a selected provider, and the re-sync that keeps the
 sessions on the cart's taxed total through every change."""
 
@@ -249,7 +249,7 @@ async def test_a_completed_cart_cannot_change_its_payment(client, seeded):
     assert r.status_code == 400 and r.json()["type"] == "not_allowed"
 
 
-# ---------------------------------------------------------------- re-sync (§3.4 triggers)
+# ---------------------------------------------------------------- re-sync
 
 
 async def sessions_of(cart_id: str) -> dict[str, PaymentSession]:
@@ -327,7 +327,7 @@ async def test_a_cart_with_nothing_left_to_pay_loses_its_sessions(client, seeded
 
 
 async def test_sessions_of_a_region_without_automatic_taxes_are_for_the_taxed_total(client, seeded):
-    # Given a manual-tax region (12 %) and a cap at 100 there (reference §3.7: session total 112)
+    # Given a manual-tax region (12 %) and a cap at 100 there
     await manual_tax_region("Manual", 12)
     await region_price("variant_cap_black", "Manual", 100)
     cart = await new_cart(client, "Manual", {"variant_cap_black": 1})

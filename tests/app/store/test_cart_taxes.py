@@ -1,4 +1,4 @@
-"""Calculate Cart Taxes, `POST /store/carts/:id/taxes` (reference store §1.2, §3.7, §4 manual-taxes):
+"""Calculate Cart Taxes, `POST /store/carts/:id/taxes`:
 the region's tax provider runs as a job; the request waits for it a bounded time, answers 202
 when it has not finished, and a repeat picks the finished job up."""
 
@@ -38,7 +38,7 @@ def short_wait(monkeypatch):
 
 @pytest.fixture
 async def manual_cart(client, seeded) -> dict:
-    """Reference §4 "manual tax calculation w. multiple tax rate overrides": a region taxing 12 %
+    """Medusa's test "manual tax calculation w. multiple tax rate overrides": a region taxing 12 %
     by hand, a cap at 100 taxed 25 % and a mug at 50 taxed 20 % by their own rates."""
     region = await manual_tax_region("Manual", 12)
     await region_price("variant_cap_black", "Manual", 100)

@@ -1,4 +1,4 @@
-"""Store carts: "Update a Cart" (reference store §1.2, §3.6a region change, §3.12 customers, §4 cart.js)."""
+"""Store carts: "Update a Cart"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Store carts: create and get (reference store §0.6, §1.2, §3.12, §4 cart.js); updates are in
+"""Store carts: create and get; updates are in
 test_store_cart_updates.py."""
 
 from __future__ import annotations

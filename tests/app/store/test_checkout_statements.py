@@ -1,4 +1,4 @@
-"""The checkout's write steps (issue 38): each answers from what it read under the cart's lock and
+"""The checkout's write steps: each answers from what it read under the cart's lock and
 what it wrote, never reading the cart back, in the same number of statements for a cart of one
 line as for one of twenty. Lines added are in test_cart_line_items.py. Counts are taken with the
 region's parts remembered, as in a running shop."""

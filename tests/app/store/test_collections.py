@@ -1,4 +1,4 @@
-"""Store collections: `GET /store/collections`, `GET /store/collections/{id}` (reference store §1.3)."""
+"""Store collections: `GET /store/collections`, `GET /store/collections/{id}`."""
 
 from datetime import datetime, timezone
 

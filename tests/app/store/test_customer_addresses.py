@@ -1,4 +1,4 @@
-"""The address book under `/store/customers/me/addresses` (reference store §1.4): add, update,
+"""The address book under `/store/customers/me/addresses`: add, update,
 delete, only ever the signed-in customer's own, and never rewriting where an order went."""
 
 import pytest

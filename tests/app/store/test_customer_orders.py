@@ -1,5 +1,4 @@
-"""A signed-in customer's own orders: `GET /store/customers/me/orders` (reference store §1.4,
-§4 customer.js)."""
+"""A signed-in customer's own orders: `GET /store/customers/me/orders`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The shopper's account: sign-up, `/me`, its changes, billing address and saved payment methods
-(reference store §1.4). A customer can never see or change another's account."""
+"""The shopper's account: sign-up, `/me`, its changes, billing address and saved payment methods. A
+customer can never see or change another's account."""
 
 import time
 

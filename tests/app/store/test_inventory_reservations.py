@@ -1,4 +1,4 @@
-"""Stock per location at checkout (INVENTORY_LOCATIONS, issue 36): completion reserves each line
+"""Stock per location at checkout (INVENTORY_LOCATIONS): completion reserves each line
 at a location of the cart's sales channel that has the stock, refuses what those locations cannot
 reserve as it refuses a classic shortfall, and the storefront sees the channel's available sum."""
 

@@ -1,4 +1,4 @@
-"""Claiming guest orders (reference store §3.9): the signed-in customer asks, one message goes to
+"""Claiming guest orders: the signed-in customer asks, one message goes to
 each order email with a single-use, expiring token, and confirming moves the orders. Nothing
 about other people's orders leaks, and orders of an account cannot be taken."""
 

@@ -1,4 +1,4 @@
-"""Store order edits (reference store §1.6, §3.10, §4 order-edit.js): a shopper reads an edit,
+"""Store order edits: a shopper reads an edit,
 completes it (paying what it adds first) or declines it; every other transition is refused."""
 
 from __future__ import annotations

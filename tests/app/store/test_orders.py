@@ -1,5 +1,4 @@
-"""Store orders: get by id, get by cart, look-up, and the placed-order answer of cart completion
-(reference store §1.7, §3.5, §3.11, §4 orders.js)."""
+"""Store orders: get by id, get by cart, look-up, and the placed-order answer of cart completion."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Password reset (reference store §1.4, §3.8): the request answers the same for any email and
+"""Password reset: the request answers the same for any email and
 sends an account a single-use token that expires after 15 minutes; a bad, used or expired
 token is a 401 and the password stays."""
 

@@ -1,5 +1,5 @@
 """Price lists in the store: what a customer group's member and a guest see on product pages, in
-their cart and at checkout (reference extra §3.3, catalogue-settings §4)."""
+their cart and at checkout."""
 
 from __future__ import annotations
 

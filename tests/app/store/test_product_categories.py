@@ -1,5 +1,5 @@
-"""Store product categories: `GET /store/product-categories` and `/{id}` (reference
-catalogue-settings §3, Medusa's test `store/product-category.ts`): a shopper sees only active,
+"""Store product categories: `GET /store/product-categories` and `/{id}` (Medusa's test
+`store/product-category.ts`): a shopper sees only active,
 public categories under active, public ancestors."""
 
 import pytest

@@ -1,7 +1,7 @@
 """`POST /store/products/search` (Medusa v1's search route, medusa-js `products.search({ q })`):
 `{hits}` from the database's own full-text index, ranked, every word a prefix, a typo forgiven on
 PostgreSQL, within the request's publishable key's channels, the index kept in step by the
-database (issue 37 item 5)."""
+database."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Store products: `GET /store/products` and `GET /store/products/{id}`, priced for the shopper's
-region or currency (reference extra §3)."""
+region or currency."""
 
 import re
 from datetime import datetime, timezone
@@ -608,7 +608,7 @@ async def test_each_relation_is_read_once(client, region_ids):
     assert not repeated, repeated
 
 
-# ---------------------------------------------------------------- categories (catalogue-settings §3)
+# ---------------------------------------------------------------- categories
 
 
 async def _category_tree() -> dict[str, ProductCategory]:

@@ -1,6 +1,6 @@
 """The storefront's `x-publishable-api-key`: product reads and new carts are scoped to the key's
-sales channels; an unknown or revoked key is refused (reference extra §3, §11.3-11.4; Medusa's
-tests `store/products.js` and `admin/publishable-api-key.ts`, the storefront cases)."""
+sales channels; an unknown or revoked key is refused (the storefront cases of Medusa's tests
+`store/products.js` and `admin/publishable-api-key.ts`)."""
 
 import pytest
 

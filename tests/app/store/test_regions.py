@@ -1,4 +1,4 @@
-"""Store regions: `GET /store/regions` and `GET /store/regions/{id}` (reference extra §2)."""
+"""Store regions: `GET /store/regions` and `GET /store/regions/{id}`."""
 
 from datetime import datetime, timezone
 

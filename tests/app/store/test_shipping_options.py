@@ -1,4 +1,4 @@
-"""Store shipping options (reference extra §4) and a cart's shipping methods (reference store §3.6)."""
+"""Store shipping options and a cart's shipping methods."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Amounts are 64-bit integers of minor units (issue 14): sums past 2^31 - 1 are stored and
+"""Amounts are 64-bit integers of minor units: sums past 2^31 - 1 are stored and
 answered, and a line, cart, draft order or order edit whose amounts would leave the signed 64-bit
 range is refused with a 400 naming the amount, before anything is kept."""
 

@@ -1,4 +1,4 @@
-"""Bodies are bounded in shape before anything reads them closely (issue 33): a JSON body nested
+"""Bodies are bounded in shape before anything reads them closely: a JSON body nested
 deeper than MAX_JSON_DEPTH levels, and a list longer than its field's bound, are a 400 naming the
 bound, decided before a single element is validated; never a 500 or a worker busy for seconds."""
 

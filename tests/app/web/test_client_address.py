@@ -1,4 +1,4 @@
-"""The client's address behind proxies (issue 33): a peer in TRUSTED_PROXIES names the client in
+"""The client's address behind proxies: a peer in TRUSTED_PROXIES names the client in
 `X-Forwarded-For` (or `Forwarded`), read from the right past the trusted hops; any other peer's
 headers are ignored. Every limit, the request log and the cart context use that one address.
 The test client connects from 127.0.0.1, a trusted proxy or not depending on the settings."""

@@ -1,4 +1,4 @@
-"""Cross-site request forgery (issue 14): bodies are JSON only, and a write authenticated by the
+"""Cross-site request forgery: bodies are JSON only, and a write authenticated by the
 session cookie is accepted only from an allowed origin of its interface (STORE_CORS, ADMIN_CORS)."""
 
 import pytest

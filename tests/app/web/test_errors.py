@@ -1,5 +1,5 @@
 """The single error handler and CORS, over real HTTP: every error is JSON `{type, message}`
-(+ `code`), with a 4xx status for anything the client did wrong (reference admin §1.1, §1.5)."""
+(+ `code`), with a 4xx status for anything the client did wrong."""
 
 import asyncio
 from datetime import datetime

@@ -1,4 +1,4 @@
-"""Lines are bounded (issue 14): a cart, draft order or order edit holds at most
+"""Lines are bounded: a cart, draft order or order edit holds at most
 MAX_LINES_PER_ORDER lines (500 by default, a real shop's largest order). A request that would
 make line 501, at once or one at a time, is a 400 naming the cap and keeps nothing; more of a
 line already there is not a new line."""

@@ -1,5 +1,5 @@
-"""A password change or reset ends every session and token issued before it (DESIGN, security
-rules), for customers and back-office users; the session that made the change keeps working."""
+"""A password change or reset ends every session and token issued before it (rules), for customers
+and back-office users; the session that made the change keeps working."""
 
 import pytest
 

@@ -1,5 +1,5 @@
 """The request conventions shared by /admin and /store: qs-style parsing, paging, ordering,
-expand, fields and filters (reference admin §1.3-1.4, the seeds' "Common conventions")."""
+expand, fields and filters."""
 
 from datetime import datetime, timezone
 

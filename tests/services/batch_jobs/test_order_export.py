@@ -1,4 +1,4 @@
-"""Order export (issue 37 item 1; Medusa's `strategies/batch-jobs/order/export.ts`): the dashboard's
+"""Order export (Medusa's `strategies/batch-jobs/order/export.ts`): the dashboard's
 "Export Orders" makes an `order-export` job that writes one line per order, newest first, with the
 dashboard's filters, page by page, and leaves the file's key in `result.file_key` for its download."""
 

@@ -1,4 +1,4 @@
-"""Product export (reference admin §4.10, §12): Medusa's CSV written to the file storage page by
+"""Product export: Medusa's CSV written to the file storage page by
 page, its key and size in the result."""
 
 import csv

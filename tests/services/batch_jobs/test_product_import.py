@@ -1,4 +1,4 @@
-"""Product import (reference admin §4.9, §12): a CSV streamed, checked line by line, counted in
+"""Product import: a CSV streamed, checked line by line, counted in
 pre-processing, then applied in chunks that each commit. The runs here call the same service
 functions the actors call; tests/jobs/test_batch_jobs.py runs them through real workers."""
 

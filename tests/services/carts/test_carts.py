@@ -1,4 +1,4 @@
-"""Carts in the service layer: the prices and taxes of their lines (reference store §2.0, §3.7),
+"""Carts in the service layer: the prices and taxes of their lines,
 and the region parts every cart read shows, remembered per process (services/regions/parts.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cart totals (reference store §3.1): integer minor units, Medusa v1's rounding, with the
+"""Cart totals: integer minor units, Medusa v1's rounding, with the
 reference's worked examples to the unit."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Price selection (services/catalog/pricing.py): Medusa v1.20's strategy with price lists
-(reference extra §3.3, catalogue-settings §4; Medusa's `strategies/price-selection.ts`)."""
+(Medusa's `strategies/price-selection.ts`)."""
 
 from __future__ import annotations
 

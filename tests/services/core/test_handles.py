@@ -1,4 +1,4 @@
-"""Handles derived from titles: lodash's kebabCase, as Medusa v1 does it (reference admin §5).
+"""Handles derived from titles: lodash's kebabCase, as Medusa v1 does it.
 Every expected value below was produced by lodash 4.17.21's `_.kebabCase`."""
 
 import pytest

@@ -1,6 +1,6 @@
 """The discount engine: validity of a code for a cart, which lines a discount reaches, how much
 each line gets (table-driven, plus a property test that the parts always add up to the whole),
-and redemption that cannot over-redeem (reference store §3.1-3.2)."""
+and redemption that cannot over-redeem."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_lines_no_discount_reaches(changes):
 # ---------------------------------------------------------------- allocation
 
 @pytest.mark.parametrize("o, lines, expected", [
-    # Medusa's tests (store §3.1): 10 % on 2×1000 → 200; fixed-total 100 on 2×1000 → 100;
+    # Medusa's tests : 10 % on 2×1000 → 200; fixed-total 100 on 2×1000 → 100;
     # fixed-item 200 on qty 2 → 400; 15 % on 2×1000 → 300; 10 % of 10×800 → 800.
     (offer(value=10), [line(quantity=2)], {"item_1": 200}),
     (offer(type="fixed", value=100), [line(quantity=2)], {"item_1": 100}),

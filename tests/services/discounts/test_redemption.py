@@ -1,6 +1,6 @@
 """Loading discounts by code for a cart, and redeeming them: the usage count is raised by one
 conditional UPDATE inside the transaction that places the order, so parallel checkouts cannot
-take a code past its limit (landscape #17)."""
+take a code past its limit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Order totals (reference extra §6.3, store §3.1): pure arithmetic, no database."""
+"""Order totals: pure arithmetic, no database."""
 
 from __future__ import annotations
 

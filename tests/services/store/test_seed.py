@@ -1,4 +1,4 @@
-"""`commerce seed`: Medusa v1's seed file (reference extra §10), loaded in one transaction, and
+"""`commerce seed`: Medusa v1's seed file, loaded in one transaction, and
 loadable again without duplicating anything."""
 
 import json
