@@ -232,7 +232,10 @@ def whole_shares(whole: int, lines: list[Line]) -> list[int]:
         tax_raw = _tax_of(line.subtotal - raw, line.tax_rates)
         keeps_near = _tax_of(line.subtotal - near, line.tax_rates) == tax_raw
         keeps_other = _tax_of(line.subtotal - other, line.tax_rates) == tax_raw
-        units, alternative, keeps = (near, other, keeps_other) if keeps_near or not keeps_other else (other, near, keeps_near)
+        if keeps_near or not keeps_other:
+            units, alternative, keeps = near, other, keeps_other
+        else:
+            units, alternative, keeps = other, near, keeps_near
         rows.append([units, alternative, keeps, raw, line.id])
     missing = whole - sum(row[0] for row in rows)
     step = (missing > 0) - (missing < 0)

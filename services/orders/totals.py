@@ -83,7 +83,8 @@ def order_totals(
         gift_card_total=gift_card_total, gift_card_tax_total=gift_card_tax,
         total=base.subtotal + base.shipping_total + tax_total - (gift_card_total + base.discount_total),
         paid_total=paid, refunded_total=refunded, refundable_amount=paid - refunded,
-        items=base.items, refundable={i.id: line_refund(i, _unit_discount(i, ordered.get(i.id)), paid=_paid(i, base, ordered))
+        items=base.items,
+        refundable={i.id: line_refund(i, _unit_discount(i, ordered.get(i.id)), paid=_paid(i, base, ordered))
                     for i in items},
         shipping_methods=base.shipping_methods,
     ))

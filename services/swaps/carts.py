@@ -52,7 +52,8 @@ async def open_swap_cart(
         await cart.discounts.add(*amount_discounts)
     await LineItem.filter(swap_id=swap.id).update(cart_id=cart.id)
     # the new lines' share; credits keep theirs
-    await refresh_adjustments(cart, [d for d in amount_discounts if d.rule.type != "fixed" or d.rule.allocation == "item"])
+    await refresh_adjustments(cart, [d for d in amount_discounts
+                                     if d.rule.type != "fixed" or d.rule.allocation == "item"])
     await _return_shipping_line(cart, ret)
     await _credit_lines(cart, view, ret)
     return cart
