@@ -134,11 +134,22 @@ async def spread_discount(discount: Discount, offer: Offer, items: list[LineItem
     if any(i.includes_tax for i in items):
         held = await _held_taxes(items, region_id)
         lines = [replace(line, held_tax=held.get(line.id, 0)) for line in lines]
+    if offer.type == "fixed" and offer.allocation != "item":
+        rates = await _tax_rates(items, region_id)
+        lines = [replace(line, tax_rates=rates.get(line.id, ())) for line in lines]
     amounts = allocate(offer, lines)
     await LineItemAdjustment.bulk_create([
         LineItemAdjustment(item_id=item_id, description="discount", discount_id=discount.id, amount=amount)
         for item_id, amount in amounts.items()
     ])
+
+
+async def _tax_rates(items: list[LineItem], region_id: str) -> dict[str, tuple[float, ...]]:
+    """Each line's tax rates at the system provider's rates: a fixed discount's whole shares keep
+    the tax Medusa takes on its fractional ones (engine.whole_shares)."""
+    region = await Region.get(id=region_id)
+    rates, _ = system_lines(region, (await region_parts(region)).overrides, items, [])
+    return {i.id: tuple(t.rate for t in rates.get(i.id, ())) for i in items}
 
 
 async def _held_taxes(items: list[LineItem], region_id: str) -> dict[str, int]:

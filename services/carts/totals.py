@@ -209,11 +209,16 @@ def _gift_card_tax(gift_cards: list[GiftCardInput], gift_cardable: int) -> int:
     return tax
 
 
-def line_refund(item: ItemInput, unit_discount: int) -> int:
+def line_refund(item: ItemInput, unit_discount: int, paid: int | None = None) -> int:
     """What a refund of `item.quantity` units of a line gives back (Medusa's `getLineItemRefund`):
     the units' price without the tax an inclusive price holds, less `unit_discount` (minor units,
     the line's discount over its ordered quantity, rounded) per unit, plus each tax line's tax on
     that, rounded per line."""
     held = tax_in_price(item.unit_price, rate_sum(item.tax_rates)) if item.includes_tax else 0
     subtotal = (item.unit_price - held - unit_discount) * item.quantity
-    return subtotal + sum(tax_on(subtotal, rate) for rate in item.tax_rates)
+    refund = subtotal + sum(tax_on(subtotal, rate) for rate in item.tax_rates)
+    # Never more than the units paid (`paid`: the line's total over them, when the caller knows
+    # it). Medusa does not cap it: a tax-inclusive line's price less the tax it holds, taxed
+    # again, can come to a unit more than the price (its UK Mug, 2 × 1250, total 2500, answers
+    # refundable 2501; docs/medusaref.md).
+    return refund if paid is None else min(refund, paid)

@@ -3,8 +3,9 @@ much each line gets, and the redemption that counts a use. Carts and orders call
 nothing of HTTP.
 
 Money is integer minor units throughout. A percentage is taken of each line and rounded there,
-as Medusa v1 rounds it; a fixed amount is decided whole first and then spread over the lines by
-largest remainder, so the parts always add up to the whole exactly. A line whose price includes
+as Medusa v1 rounds it; a fixed amount is decided whole first and then spread over the lines in whole
+units that always add up to the whole exactly, each line's chosen to keep the tax Medusa takes on
+its fractional share (`whole_shares`). A line whose price includes
 its tax is discounted on its price without that tax (Medusa 1.20's tax-inclusive pricing).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from fractions import Fraction
 
 from tortoise.expressions import F, Q
 
@@ -21,7 +23,7 @@ from services.core.errors import DomainError, InvalidData, NotAllowed, NotFound
 
 __all__ = [
     "Condition", "Offer", "Shopper", "Line", "offer_of", "load_offers", "refusal", "check_offer",
-    "applies_to", "allocate", "largest_remainder", "frees_shipping", "redeem",
+    "applies_to", "allocate", "largest_remainder", "whole_shares", "frees_shipping", "redeem",
 ]
 
 PRODUCT_CONDITIONS = ("products", "product_types", "product_collections", "product_tags")
@@ -75,6 +77,7 @@ class Line:
     tag_ids: frozenset[str] = field(default_factory=frozenset)
     is_return: bool = False
     held_tax: int = 0  # the tax a tax-inclusive price holds over the line's units
+    tax_rates: tuple[float, ...] = ()  # the line's tax rates, to keep its tax where a fixed share is rounded
 
     @property
     def subtotal(self) -> int:
@@ -204,6 +207,45 @@ def largest_remainder(whole: int, weights: list[int]) -> list[int]:
     return parts
 
 
+def _tax_of(amount: Fraction | int, rates: tuple[float, ...]) -> int:
+    """Each rate's tax on `amount`, rounded half up per rate (Medusa's tax lines)."""
+    return sum(math.floor(amount * Fraction(str(rate)) / 100 + Fraction(1, 2)) for rate in rates)
+
+
+def whole_shares(whole: int, lines: list[Line]) -> list[int]:
+    """`whole` spread over `lines` in proportion to their subtotals, in whole units that add up
+    to `whole`, chosen as the move chooses Medusa's fractional shares
+    (services/migration/medusa_v1/adjustments.py): Medusa v1 keeps each share as a fraction,
+    shows its `Math.round` and takes the line's tax on the unrounded share. Each line takes its
+    share rounded half up, or the other whole number next to it when only that one gives the
+    line the tax Medusa takes on the fraction; then, where the lines do not add up to `whole`,
+    as many lines as the units missing (or over) take their other neighbour, those whose tax
+    stays Medusa's first, then those nearest their fraction, then by id."""
+    total = sum(line.subtotal for line in lines)
+    if whole <= 0 or total <= 0:
+        return [0] * len(lines)
+    rows = []
+    for line in lines:
+        raw = Fraction(whole * line.subtotal, total)
+        near = math.floor(raw + Fraction(1, 2))
+        other = near + (raw > near) - (raw < near)
+        tax_raw = _tax_of(line.subtotal - raw, line.tax_rates)
+        keeps_near = _tax_of(line.subtotal - near, line.tax_rates) == tax_raw
+        keeps_other = _tax_of(line.subtotal - other, line.tax_rates) == tax_raw
+        if keeps_near or not keeps_other:
+            units, alternative, keeps = near, other, keeps_other
+        else:
+            units, alternative, keeps = other, near, keeps_near
+        rows.append([units, alternative, keeps, raw, line.id])
+    missing = whole - sum(row[0] for row in rows)
+    step = (missing > 0) - (missing < 0)
+    turns = sorted((row for row in rows if row[1] - row[0] == step),
+                   key=lambda row: (not row[2], abs(row[3] - row[1]), row[4]))
+    for row in turns[:abs(missing)]:
+        row[0] = row[1]
+    return [row[0] for row in rows]
+
+
 def _percent_of(amount: int, percent: int) -> int:
     """`amount / 100 × percent` in double precision, rounded as JavaScript's `Math.round`: Medusa
     v1's arithmetic to the bit, so a product floating point puts just under a half rounds down as
@@ -219,8 +261,8 @@ def allocate(offer: Offer, lines: list[Line]) -> dict[str, int]:
     - percentage: `value`% of each reached line's subtotal, rounded half up per line (Medusa v1's
       `calculateDiscountForLineItem`: `Math.round(price / 100 * value)`);
     - fixed, allocation `item`: `value` per unit on each reached line, capped at the line subtotal;
-    - fixed, allocation `total`: the whole is `min(value, reached subtotal)`, spread by largest
-      remainder over the reached lines only (Medusa v1 weighs lines the conditions exclude too, so
+    - fixed, allocation `total`: the whole is `min(value, reached subtotal)`, spread over the
+      reached lines only by `whole_shares` (Medusa v1 weighs lines the conditions exclude too, so
       part of the amount vanishes);
     - free shipping: nothing on lines (see `frees_shipping`).
     No line ever gets more than its subtotal.
@@ -234,7 +276,7 @@ def allocate(offer: Offer, lines: list[Line]) -> dict[str, int]:
     elif offer.type == "fixed" and offer.allocation == "item":
         amounts = [min(offer.value * line.quantity, line.subtotal) for line in reached]
     elif offer.type == "fixed":
-        amounts = largest_remainder(min(offer.value, sum(weights)), weights)
+        amounts = whole_shares(min(offer.value, sum(weights)), reached)
     else:
         return {}
     return {line.id: amount for line, amount in zip(reached, amounts) if amount > 0}

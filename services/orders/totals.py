@@ -83,9 +83,17 @@ def order_totals(
         gift_card_total=gift_card_total, gift_card_tax_total=gift_card_tax,
         total=base.subtotal + base.shipping_total + tax_total - (gift_card_total + base.discount_total),
         paid_total=paid, refunded_total=refunded, refundable_amount=paid - refunded,
-        items=base.items, refundable={i.id: line_refund(i, _unit_discount(i, ordered.get(i.id))) for i in items},
+        items=base.items,
+        refundable={i.id: line_refund(i, _unit_discount(i, ordered.get(i.id)), paid=_paid(i, base, ordered))
+                    for i in items},
         shipping_methods=base.shipping_methods,
     ))
+
+
+def _paid(item: ItemInput, base, ordered: dict[str, int]) -> int | None:
+    """What a line paid, where its total shows it: a line none of whose units came back (a
+    returned line's total counts its discount whole over the units left)."""
+    return base.items[item.id].total if ordered.get(item.id, item.quantity) == item.quantity else None
 
 
 def _unit_discount(item: ItemInput, ordered: int | None) -> int:

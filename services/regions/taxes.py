@@ -115,7 +115,10 @@ def system_lines(region: Region, overrides: Overrides, items, methods) -> tuple[
     item_lines: dict[str, list[TaxLine]] = {}
     by_product: dict[tuple, list[TaxLine]] = {}  # the lines of a product, for each of its cart lines
     for item in items:
-        product = item.variant.product if item.variant is not None and not item.is_return else None
+        # A swap cart's credit line (`is_return`) is taxed as the line it gives back was, at its
+        # product's rates: Medusa copies that line's tax lines onto it (line-item.ts
+        # `createReturnLines`), so its credit is what the line paid, tax included.
+        product = item.variant.product if item.variant is not None else None
         key = (product.id, product.type_id) if product else (None, None)
         lines = by_product.get(key)
         if lines is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from models import LineItem
-from services.carts.totals import ItemInput, line_refund as refund_of, round_half_up, tax_on
+from services.carts.totals import ItemInput, item_totals, line_refund as refund_of, round_half_up, tax_on
 from services.orders.view import OrderView
 from services.regions.taxes import rate_sum, tax_in_price
 
@@ -20,8 +20,11 @@ def line_refund(view: OrderView, item: LineItem, quantity: int) -> int:
     legacy = view.order.tax_rate
     rates = (legacy,) if legacy is not None else tuple(t.rate for t in view.item_tax_lines[item.id])
     unit_discount = round_half_up(Fraction(discount, item.quantity)) if item.quantity else 0
+    # The whole line refunded gives back at most what it paid (Medusa's can give a unit more).
+    paid = item_totals(ItemInput(item.id, item.unit_price, item.quantity, rates, discount,
+                                 includes_tax=item.includes_tax)).total if quantity == item.quantity else None
     return refund_of(ItemInput(item.id, item.unit_price, quantity, rates, includes_tax=item.includes_tax),
-                     unit_discount)
+                     unit_discount, paid=paid)
 
 
 def items_refund(view: OrderView, quantities: dict[str, int]) -> int:

@@ -1,14 +1,16 @@
 """A swap's cart: what the shopper pays for the exchange. It holds
-the new lines at the region's price (with the order's amount discount, if any), a "Return
-shipping" line when the items come back with a paid method, and one negative line per returned
-line crediting what was paid for those units (its price, its share of the discount, its taxes).
-Its total is the difference: above zero the shopper pays it, below zero it is given back.
+the new lines at the region's price (with the order's percentage or per-item discount, if any; a
+fixed discount over the total was spent on the order), a "Return shipping" line when the items
+come back with a paid method, and one negative line per returned line crediting what was paid
+for those units (its price, its share of the discount, its taxes). Its total is the difference:
+above zero the shopper pays it, below zero it is given back.
 
-Unlike Medusa v1: the cart gets its own copies of the order's addresses (editing the cart's
-address never rewrites the order's), a returned line credits its own share of the line's
-discount (Medusa credits the whole line's discount whatever the quantity), and the lines are set
-by the exchange: the storefront cannot add, change or drop them, nor change the cart's region,
-customer, sales channel or discounts (services/carts/locks.py `check_lines_open`).
+Unlike Medusa v1: the new lines do not get the order's fixed total discount again, the cart gets
+its own copies of the order's addresses (editing the cart's address never rewrites the order's),
+a returned line credits its own share of the line's discount (Medusa credits the whole line's
+discount whatever the quantity), and the lines are set by the exchange: the storefront cannot
+add, change or drop them, nor change the cart's region, customer, sales channel or discounts
+(services/carts/locks.py `check_lines_open`).
 """
 
 from __future__ import annotations
@@ -41,11 +43,17 @@ async def open_swap_cart(
         metadata={"swap_id": swap.id, "parent_order_id": order.id},
     )
     await _offer_shipping(cart, order, custom_shipping)
+    # A fixed discount over the order's total was spent on the order: the new lines do not get it
+    # again (Medusa gives them the whole of it once more: an exchange of the US Poster for a Cap
+    # in an order with 500 off takes 500 off the Cap; docs/medusaref.md).
+    # The cart holds it all the same, so that its credit lines' shares of it count.
     amount_discounts = [d for d in view.discounts if d.rule.type != "free_shipping" and d.deleted_at is None]
     if amount_discounts:
         await cart.discounts.add(*amount_discounts)
     await LineItem.filter(swap_id=swap.id).update(cart_id=cart.id)
-    await refresh_adjustments(cart, amount_discounts)  # the new lines' share; credits keep theirs
+    # the new lines' share; credits keep theirs
+    await refresh_adjustments(cart, [d for d in amount_discounts
+                                     if d.rule.type != "fixed" or d.rule.allocation == "item"])
     await _return_shipping_line(cart, ret)
     await _credit_lines(cart, view, ret)
     return cart

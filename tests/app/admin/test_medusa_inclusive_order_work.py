@@ -75,6 +75,42 @@ WORK = {"returned": _return_a_mug, "exchanged": _exchange_the_poster, "claimed":
         "edited": _add_a_cap}
 
 
+# Where ours differs from Medusa on purpose, (Medusa's, ours) by order (docs/medusaref.md's list).
+_UK_MUG = {"items[MUG].refundable": (2501, 2500)}  # refundable never exceeds what the line paid
+MEDUSA_FAULTS = {
+    "uk-freeship": _UK_MUG, "uk-giftcard": _UK_MUG, "uk-pct": {"items[MUG].refundable": (2201, 2200)},
+    # A 500 discount takes 500 off (Medusa takes 688 in this cart mixing inclusive and exclusive
+    # lines), and the refund claim of the Tee gives back what the line paid (2737 here), where
+    # Medusa's claim ignores the line's discount (2500 plus 21 %: 3025, though its line paid 2564).
+    "eu-fixed": {
+        "order.discount_total": (688, 500), "order.tax_total": (1124, 1164), "order.total": (6480, 6708),
+        "order.paid_total": (6480, 6708), "order.refunded_total": (3025, 2737),
+        "order.refundable_amount": (3455, 3971), "order.item_tax_total": (956, 996),
+        "items[POSTER].discount_total": (119, 74), "items[POSTER].tax_total": (138, 148),
+        "items[POSTER].total": (796, 851), "items[POSTER].refundable": (796, 851),
+        "items[TEE-S].discount_total": (381, 238), "items[TEE-S].tax_total": (445, 475),
+        "items[TEE-S].total": (2564, 2737), "items[TEE-S].refundable": (2564, 2737),
+        "payments[pay_01M8JYJBHF8614NCYQM14SEDAE].amount": (6480, 6708),
+        "payments[pay_01M8JYJBHF8614NCYQM14SEDAE].amount_refunded": (3025, 2737),
+        "refunds[ref_01M8JYM9C3KTHX5GKS505MXNJY].amount": (3025, 2737),
+        "claims[claim_01M8JYM981XDD3NPJ3NEHT4DVM].refund_amount": (3025, 2737)},
+    # The exchange's Cap does not get FIXEDUS's whole 500 again (Medusa's Cap costs 540 and the
+    # shopper gets 102 back): the Cap at its 1080 less the Poster's 643 is 437 to pay, captured.
+    "us-fixed": {
+        "order.paid_total": (6858, 7295), "order.refunded_total": (102, 0), "order.refundable_amount": (6756, 7295),
+        "payments[pay_01M8JYJV72Y7S1FXXR1KT8XTDG].amount_refunded": (102, 0),
+        "refunds[ref_01M8JYM5P3GG4F3WGMMNRJPGFW].amount": (102, None),
+        "refunds[ref_01M8JYM5P3GG4F3WGMMNRJPGFW].reason": ("swap", None),
+        "swaps[swap_01M8JYM30AAB857RXV9PAAJJZP].difference_due": (-102, 437),
+        "swaps[swap_01M8JYM30AAB857RXV9PAAJJZP].payment_status": ("difference_refunded", "captured")},
+}
+# Where Medusa's line cannot be had in whole units (tests/app/store/test_medusa_inclusive_carts.py
+# WHOLE_UNITS): the US Mug takes 257 of FIXEDUS to keep Medusa's tax on 256.41 (219); its
+# refundable is Medusa's per-unit rule on 257 (129 a unit).
+WHOLE_UNITS = {"us-fixed": {"items[MUG].discount_total": (256, 257), "items[MUG].total": (2963, 2962),
+                            "items[MUG].refundable": (2964, 2961)}}
+
+
 def _work_of(name: str):
     return next(work for word, work in WORK.items() if word in ANSWERS["work"][name])
 
@@ -92,5 +128,7 @@ async def test_worked_order_refunds_and_totals_what_medusa_did(client, admin_hea
     await _work_of(name)(client, admin_headers, ids, order_id, medusa_cart)
     # I expect Medusa's refunds, returns, exchanges, claims, lines and totals
     ours = (await client.get(f"/admin/orders/{order_id}", headers=admin_headers)).json()["order"]
+    # (but our own where we differ on purpose or whole units cannot give Medusa's line)
     found = order_differences(ANSWERS["orders"][medusa_cart["order_id"]], ours, same_ids=False)
-    assert not found, f"{name}: {len(found)} differ (Medusa's, ours): {found}"
+    expected = {**MEDUSA_FAULTS.get(name, {}), **WHOLE_UNITS.get(name, {})}
+    assert found == expected, f"{name}: {len(found)} differ (Medusa's, ours): {found}"

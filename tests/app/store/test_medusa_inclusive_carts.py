@@ -12,6 +12,25 @@ import pytest
 from tests.medusa_inclusive_factories import ANSWERS, CART_MONEY, CARTS, SHOP, build_region, differences, fill_cart
 
 
+# Where ours differs from Medusa on purpose, (Medusa's, ours) by cart (docs/medusaref.md's list).
+# A 500 discount takes 500 off: in the EU cart mixing the Mug's tax-inclusive price-list price with
+# exclusive lines, Medusa weighs the Tee's and the Poster's shares of FIXEDEU against the
+# exclusive lines' subtotal alone and takes 688 off.
+_FIXEDEU = {"discount_total": (688, 500), "tax_total": (1124, 1164), "item_tax_total": (956, 996),
+            "total": (6480, 6708)}
+MEDUSA_FAULTS = {"eu-fixed": {
+    **{f"cart.{k}": v for k, v in _FIXEDEU.items()}, **{f"placed.{k}": v for k, v in _FIXEDEU.items()},
+    "items[TEE-S].discount_total": (381, 238), "items[TEE-S].tax_total": (445, 475),
+    "items[TEE-S].total": (2564, 2737), "items[POSTER].discount_total": (119, 74),
+    "items[POSTER].tax_total": (138, 148), "items[POSTER].total": (796, 851), "charged": (6480, 6708)}}
+# Where Medusa's line cannot be had in whole units: Medusa keeps the US Mug's share of FIXEDUS as
+# 256.41, shows 256 and taxes 2743.59 (219); 256 whole would be taxed 220, so the Mug takes 257
+# and the Poster (55.56, taxed 48 either way) gives the unit back: the cart's tax, total and
+# charge are Medusa's, the two lines each a unit apart.
+WHOLE_UNITS = {"us-fixed": {"items[MUG].discount_total": (256, 257), "items[MUG].total": (2963, 2962),
+                            "items[POSTER].discount_total": (56, 55), "items[POSTER].total": (642, 643)}}
+
+
 def _message(what: str, found: dict) -> str:
     return f"{what}: {len(found)} differ (Medusa's, ours): {found}"
 
@@ -35,7 +54,8 @@ async def test_a_cart_totals_and_charges_what_medusa_did(client, admin_headers, 
     charged = sum(p["amount"] for p in order["payments"])
     if charged != medusa["charged"]:
         found["charged"] = (medusa["charged"], charged)
-    assert not found, _message(name, found)
+    # (but our own where we differ on purpose or whole units cannot give Medusa's line)
+    assert found == {**MEDUSA_FAULTS.get(name, {}), **WHOLE_UNITS.get(name, {})}, _message(name, found)
 
 
 PRICE_FIELDS = ("original_price", "calculated_price", "original_price_incl_tax", "calculated_price_incl_tax",

@@ -13,7 +13,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from services.discounts.engine import (
     Condition, Line, Offer, Shopper, allocate, applies_to, check_offer, frees_shipping, largest_remainder,
-    refusal,
+    refusal, whole_shares,
 )
 from services.core.errors import InvalidData, NotAllowed
 
@@ -204,6 +204,22 @@ def test_free_shipping_is_told_apart():
 ])
 def test_largest_remainder(whole, weights, expected):
     assert largest_remainder(whole, weights) == expected
+
+
+def test_a_fixed_discount_is_spread_in_whole_units_that_keep_medusas_tax_on_its_fractions():
+    # Given Medusa's US cart with FIXEDUS: 500 off a Mug (3000), a Tee (2200) and a Poster (650),
+    # taxed 8 %: shares 256.41, 188.03 and 55.56, taxed by Medusa on those fractions (219, 161, 48)
+    lines = [Line("mug", 1500, 2, product_id="p", tax_rates=(8,)), Line("tee", 2200, 1, product_id="p", tax_rates=(8,)),
+             Line("poster", 650, 1, product_id="p", tax_rates=(8,))]
+    # When it is spread in whole units
+    shares = whole_shares(500, lines)
+    # I expect the Mug to take 257 (256 would be taxed 220), the Poster to give the unit back (its
+    # tax stays 48), and the whole to be 500
+    assert shares == [257, 188, 55]
+    assert sum(shares) == 500
+    assert [math.floor((line.subtotal - s) * 8 / 100 + 0.5) for line, s in zip(lines, shares)] == [219, 161, 48]
+    # and without tax rates, each share rounded with the units made up nearest their fraction
+    assert whole_shares(10, [Line(x, 1, 1) for x in "abc"]) == [4, 3, 3]
 
 
 lines_strategy = st.lists(

@@ -13,6 +13,21 @@ from tests.medusa_inclusive_factories import ANSWERS, order_differences
 
 ORDERS = {name: spec["order_id"] for name, spec in {**ANSWERS["carts"], **ANSWERS["drafts"]}.items()}
 
+# Where ours differs from Medusa on purpose, (Medusa's, ours) by order (docs/medusaref.md's list).
+# Refundable never exceeds what the line paid: Medusa's per-unit reckoning of a tax-inclusive
+# line (its price less the tax it holds, taxed again) gives the UK Mug (2 x 1250, total 2500) a
+# unit more than it paid.
+_UK_MUG = {"items[MUG].refundable": (2501, 2500)}
+MEDUSA_FAULTS = {"draft-uk": _UK_MUG, "uk-express": _UK_MUG, "uk-freeship": _UK_MUG, "uk-giftcard": _UK_MUG,
+                 "uk-pct": {"items[MUG].refundable": (2201, 2200)}}
+# Where Medusa's line cannot be had in whole units. Medusa keeps the US Mug's share of FIXEDUS as
+# 256.41, shows 256 and taxes 2743.59 (219): 256 whole would be taxed 220, so the move keeps 257
+# (tax 219, and the order's tax and total Medusa's) and the line shows a unit more off and a unit
+# less in total; its refundable is Medusa's per-unit rule on 257 (129 a unit), which Medusa's 256
+# would put at 2964, a unit above the line's total.
+WHOLE_UNITS = {"us-fixed": {"items[MUG].discount_total": (256, 257), "items[MUG].total": (2963, 2962),
+                            "items[MUG].refundable": (2964, 2961)}}
+
 
 async def _admin(client) -> dict:
     r = await client.post("/admin/auth/token", json={"email": "admin@test.com", "password": "supersecret"})
@@ -34,5 +49,7 @@ async def test_a_moved_inclusive_shop_order_reads_with_medusas_money(imported_in
     r = await client.get(f"/admin/orders/{order_id}", headers=await _admin(client))
     # I expect Medusa's own figures, field by field
     assert r.status_code == 200, r.text
+    # (but our own where we differ on purpose or whole units cannot give Medusa's line)
     differences = order_differences(ANSWERS["orders"][order_id], r.json()["order"], same_ids=True)
-    assert not differences, f"{name}: {len(differences)} differ (Medusa's, ours): {differences}"
+    expected = {**MEDUSA_FAULTS.get(name, {}), **WHOLE_UNITS.get(name, {})}
+    assert differences == expected, f"{name}: {len(differences)} differ (Medusa's, ours): {differences}"
