@@ -1,8 +1,8 @@
 """A TCP stand-in for PostgreSQL between a process under test and the real server, told by the
 test how to treat new connections: `open` passes them through, `refuse` answers as a server at its
 connection limit does (SQLSTATE 53300, "sorry, too many clients already"), `bad_password` as it
-does to a wrong password (28P01), `silent` accepts and never answers (a server that hangs). The
-shared server's settings stay untouched."""
+does to a wrong password (28P01), `silent` accepts and never answers (a server that hangs); `pass_first` lets that many next
+connections through first. The shared server's settings stay untouched."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ class DatabaseGate:
         self.port = _free_port()
         self.url = urlunsplit(parts._replace(netloc=f"{parts.username or 'postgres'}@127.0.0.1:{self.port}"))
         self.mode = mode
+        self.pass_first = 0  # this many next connections pass through whatever the mode
         self.refused = 0  # connections answered with an error
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -61,6 +62,9 @@ class DatabaseGate:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         mode = self.mode
+        if self.pass_first > 0:
+            self.pass_first -= 1
+            mode = "open"
         try:
             if mode == "silent":
                 self._held.add(writer)

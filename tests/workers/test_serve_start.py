@@ -72,9 +72,11 @@ async def test_serve_started_while_postgresql_refuses_answers_503_then_200_once_
 
 
 async def test_a_web_process_that_cannot_start_is_named_and_only_its_own_processes_stop(gate, private_redis):
-    # Given a database that refuses this server's password (a fault a retry cannot mend), and a
-    # bystander in the same process group (a worker started by the same script)
+    # Given a database that refuses this server's password (a fault a retry cannot mend) from the
+    # moment the command's own check before starting (one connection) is done, and a bystander in the
+    # same process group (a worker started by the same script)
     gate.mode = "bad_password"
+    gate.pass_first = 1
     server = _Serve(gate.url, private_redis.url)
     try:
         # When `commerce serve` fails to start
