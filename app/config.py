@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from app.dashboard import DashboardSettings
+from app.env_values import ConfigError, as_bool, as_list, as_networks, as_number
 from services.carts.line_limits import DEFAULT_MAX_LINES
 from services.core.metadata import DEFAULT_MAX_BYTES as DEFAULT_METADATA_BYTES
 
@@ -30,54 +31,11 @@ REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 MIN_STALE_AUTHORIZATION_SECONDS = 900
 
 
-class ConfigError(Exception):
-    """The environment describes a configuration the service refuses to run with."""
-
-
-def _list(value: str | None) -> tuple[str, ...]:
-    if not value:
-        return ()
-    return tuple(v.strip() for v in value.split(",") if v.strip())
-
-
-def _number(e, name: str, default, cast=int):
-    value = e.get(name)
-    if value is None or value.strip() == "":
-        return default
-    try:
-        return cast(value)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number, not {value!r}") from None
-
-
-def _networks(name: str, value: str | None) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
-    """Comma-separated addresses or networks (`10.0.0.2`, `10.0.0.0/8`, `fd00::/8`)."""
-    networks = []
-    for item in _list(value):
-        try:
-            network = ipaddress.ip_network(item)
-        except ValueError as e:
-            raise ConfigError(
-                f"{name}: {item!r} is not an IP address or network such as 10.0.0.2 or 10.0.0.0/8 ({e})"
-            ) from None
-        if network.prefixlen == 0:
-            # Every peer a proxy: any client could name any address in the header.
-            raise ConfigError(f"{name}: {item!r} would trust every address; name your proxies' addresses or networks")
-        networks.append(network)
-    return tuple(networks)
-
-
 def _dashboard_url(e, dashboard: DashboardSettings) -> str | None:
     """Where the served dashboard is: on BACKEND_URL's host, else on the default port's."""
     if not dashboard.enabled:
         return None
     return (e.get("BACKEND_URL") or "http://localhost:9000").rstrip("/") + dashboard.path
-
-
-def _bool(value: str | None, default: bool) -> bool:
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True)
@@ -206,88 +164,88 @@ class Settings:
             redis_namespace=e.get("REDIS_NAMESPACE") or cls.redis_namespace,
             cookie_secret=e.get("COOKIE_SECRET") or DEFAULT_SECRET,
             jwt_secret=e.get("JWT_SECRET") or DEFAULT_SECRET,
-            store_cors=_list(e.get("STORE_CORS")) or cls.store_cors,
-            admin_cors=_list(e.get("ADMIN_CORS")) or (() if here else cls.admin_cors),
-            session_ttl=_number(e, "SESSION_TTL", cls.session_ttl),
+            store_cors=as_list(e.get("STORE_CORS")) or cls.store_cors,
+            admin_cors=as_list(e.get("ADMIN_CORS")) or (() if here else cls.admin_cors),
+            session_ttl=as_number(e, "SESSION_TTL", cls.session_ttl),
             # Secure in production: the browser sends the session back over https only, so a shop
             # reached over plain http (a LAN address, no TLS proxy) signs in and then loses the
             # session at once; there set COOKIE_SECURE=false with COOKIE_SAMESITE=Lax.
-            cookie_secure=_bool(e.get("COOKIE_SECURE"), production),
+            cookie_secure=as_bool(e.get("COOKIE_SECURE"), production),
             cookie_samesite=e.get("COOKIE_SAMESITE") or ("None" if production else "Strict" if here else "Lax"),
-            max_body_bytes=_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
-            trusted_proxies=_networks("TRUSTED_PROXIES", e.get("TRUSTED_PROXIES")),
+            max_body_bytes=as_number(e, "MAX_BODY_BYTES", cls.max_body_bytes),
+            trusted_proxies=as_networks("TRUSTED_PROXIES", e.get("TRUSTED_PROXIES")),
             trusted_proxy_header=(e.get("TRUSTED_PROXY_HEADER") or cls.trusted_proxy_header).strip().lower(),
-            max_lines_per_order=_number(e, "MAX_LINES_PER_ORDER", cls.max_lines_per_order),
-            metadata_max_bytes=_number(e, "METADATA_MAX_BYTES", cls.metadata_max_bytes),
-            inventory_locations=_bool(e.get("INVENTORY_LOCATIONS"), cls.inventory_locations),
-            body_timeout_seconds=_number(e, "BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds, float),
-            header_timeout_seconds=_number(e, "HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds, float),
-            web_concurrency=_number(e, "WEB_CONCURRENCY", cls.web_concurrency),
-            database_pool_size=_number(e, "DATABASE_POOL_SIZE", cls.database_pool_size),
-            worker_processes=_number(e, "WORKER_PROCESSES", cls.worker_processes),
-            worker_threads=_number(e, "WORKER_THREADS", cls.worker_threads),
-            outbox_grace_seconds=_number(e, "OUTBOX_GRACE_SECONDS", cls.outbox_grace_seconds, float),
-            job_lease_seconds=_number(e, "JOB_LEASE_SECONDS", cls.job_lease_seconds, float),
-            job_heartbeat_seconds=_number(e, "JOB_HEARTBEAT_SECONDS", cls.job_heartbeat_seconds, float),
-            job_takeover_seconds=_number(e, "JOB_TAKEOVER_SECONDS", cls.job_takeover_seconds, float),
-            worker_grace_seconds=_number(e, "WORKER_GRACE_SECONDS", cls.worker_grace_seconds, float),
-            auth_cache_seconds=_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
-            session_cache_seconds=_number(e, "SESSION_CACHE_SECONDS", cls.session_cache_seconds, float),
-            store_cache_seconds=_number(e, "STORE_CACHE_SECONDS", cls.store_cache_seconds),
+            max_lines_per_order=as_number(e, "MAX_LINES_PER_ORDER", cls.max_lines_per_order),
+            metadata_max_bytes=as_number(e, "METADATA_MAX_BYTES", cls.metadata_max_bytes),
+            inventory_locations=as_bool(e.get("INVENTORY_LOCATIONS"), cls.inventory_locations),
+            body_timeout_seconds=as_number(e, "BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds, float),
+            header_timeout_seconds=as_number(e, "HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds, float),
+            web_concurrency=as_number(e, "WEB_CONCURRENCY", cls.web_concurrency),
+            database_pool_size=as_number(e, "DATABASE_POOL_SIZE", cls.database_pool_size),
+            worker_processes=as_number(e, "WORKER_PROCESSES", cls.worker_processes),
+            worker_threads=as_number(e, "WORKER_THREADS", cls.worker_threads),
+            outbox_grace_seconds=as_number(e, "OUTBOX_GRACE_SECONDS", cls.outbox_grace_seconds, float),
+            job_lease_seconds=as_number(e, "JOB_LEASE_SECONDS", cls.job_lease_seconds, float),
+            job_heartbeat_seconds=as_number(e, "JOB_HEARTBEAT_SECONDS", cls.job_heartbeat_seconds, float),
+            job_takeover_seconds=as_number(e, "JOB_TAKEOVER_SECONDS", cls.job_takeover_seconds, float),
+            worker_grace_seconds=as_number(e, "WORKER_GRACE_SECONDS", cls.worker_grace_seconds, float),
+            auth_cache_seconds=as_number(e, "AUTH_CACHE_SECONDS", cls.auth_cache_seconds, float),
+            session_cache_seconds=as_number(e, "SESSION_CACHE_SECONDS", cls.session_cache_seconds, float),
+            store_cache_seconds=as_number(e, "STORE_CACHE_SECONDS", cls.store_cache_seconds),
             file_storage_dir=e.get("FILE_STORAGE_DIR") or cls.file_storage_dir,
-            tax_job_wait_seconds=_number(e, "TAX_JOB_WAIT_SECONDS", cls.tax_job_wait_seconds, float),
-            stale_authorization_seconds=_number(
+            tax_job_wait_seconds=as_number(e, "TAX_JOB_WAIT_SECONDS", cls.tax_job_wait_seconds, float),
+            stale_authorization_seconds=as_number(
                 e, "STALE_AUTHORIZATION_SECONDS", cls.stale_authorization_seconds, float
             ),
-            max_upload_bytes=_number(e, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
+            max_upload_bytes=as_number(e, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
             backend_url=(e.get("BACKEND_URL") or "").rstrip("/") or None,
-            download_url_seconds=_number(e, "DOWNLOAD_URL_SECONDS", cls.download_url_seconds),
+            download_url_seconds=as_number(e, "DOWNLOAD_URL_SECONDS", cls.download_url_seconds),
             s3_bucket=e.get("S3_BUCKET") or None,
             s3_endpoint_url=e.get("S3_ENDPOINT_URL") or None,
             s3_region=e.get("S3_REGION") or None,
             s3_access_key_id=e.get("S3_ACCESS_KEY_ID") or None,
             s3_secret_access_key=e.get("S3_SECRET_ACCESS_KEY") or None,
             s3_public_url=(e.get("S3_PUBLIC_URL") or "").rstrip("/") or None,
-            scheduler_interval_seconds=_number(
+            scheduler_interval_seconds=as_number(
                 e, "SCHEDULER_INTERVAL_SECONDS", cls.scheduler_interval_seconds, float
             ),
             storefront_url=(e.get("STOREFRONT_URL") or cls.storefront_url).rstrip("/"),
             admin_url=(e.get("ADMIN_URL") or _dashboard_url(e, dashboard) or cls.admin_url).rstrip("/"),
-            invite_link_origins=_list(e.get("INVITE_LINK_ORIGINS")),
+            invite_link_origins=as_list(e.get("INVITE_LINK_ORIGINS")),
             smtp_host=e.get("SMTP_HOST") or None,
-            smtp_port=_number(e, "SMTP_PORT", cls.smtp_port),
+            smtp_port=as_number(e, "SMTP_PORT", cls.smtp_port),
             smtp_username=e.get("SMTP_USERNAME") or None,
             smtp_password=e.get("SMTP_PASSWORD") or None,
             smtp_tls=(e.get("SMTP_TLS") or cls.smtp_tls).strip().lower(),
             smtp_from=e.get("SMTP_FROM") or cls.smtp_from,
-            webhooks_allow_private=_bool(e.get("WEBHOOKS_ALLOW_PRIVATE"), cls.webhooks_allow_private),
-            webhook_timeout_seconds=_number(e, "WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float),
-            webhook_disable_after_seconds=_number(
+            webhooks_allow_private=as_bool(e.get("WEBHOOKS_ALLOW_PRIVATE"), cls.webhooks_allow_private),
+            webhook_timeout_seconds=as_number(e, "WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float),
+            webhook_disable_after_seconds=as_number(
                 e, "WEBHOOK_DISABLE_AFTER_SECONDS", cls.webhook_disable_after_seconds, float
             ),
-            rate_limit_window_seconds=_number(e, "RATE_LIMIT_WINDOW_SECONDS", cls.rate_limit_window_seconds, float),
-            sign_in_failures_per_email_and_ip=_number(
+            rate_limit_window_seconds=as_number(e, "RATE_LIMIT_WINDOW_SECONDS", cls.rate_limit_window_seconds, float),
+            sign_in_failures_per_email_and_ip=as_number(
                 e, "SIGN_IN_FAILURES_PER_EMAIL_AND_IP", cls.sign_in_failures_per_email_and_ip
             ),
-            sign_in_failures_per_email=_number(e, "SIGN_IN_FAILURES_PER_EMAIL", cls.sign_in_failures_per_email),
-            sign_in_failures_per_ip=_number(e, "SIGN_IN_FAILURES_PER_IP", cls.sign_in_failures_per_ip),
-            email_lookups_per_ip=_number(e, "EMAIL_LOOKUPS_PER_IP", cls.email_lookups_per_ip),
-            sign_ups_per_ip=_number(e, "SIGN_UPS_PER_IP", cls.sign_ups_per_ip),
-            order_lookup_failures_per_email=_number(
+            sign_in_failures_per_email=as_number(e, "SIGN_IN_FAILURES_PER_EMAIL", cls.sign_in_failures_per_email),
+            sign_in_failures_per_ip=as_number(e, "SIGN_IN_FAILURES_PER_IP", cls.sign_in_failures_per_ip),
+            email_lookups_per_ip=as_number(e, "EMAIL_LOOKUPS_PER_IP", cls.email_lookups_per_ip),
+            sign_ups_per_ip=as_number(e, "SIGN_UPS_PER_IP", cls.sign_ups_per_ip),
+            order_lookup_failures_per_email=as_number(
                 e, "ORDER_LOOKUP_FAILURES_PER_EMAIL", cls.order_lookup_failures_per_email
             ),
-            order_lookup_failures_per_ip=_number(e, "ORDER_LOOKUP_FAILURES_PER_IP", cls.order_lookup_failures_per_ip),
-            message_requests_per_email=_number(e, "MESSAGE_REQUESTS_PER_EMAIL", cls.message_requests_per_email),
-            message_requests_per_ip=_number(e, "MESSAGE_REQUESTS_PER_IP", cls.message_requests_per_ip),
+            order_lookup_failures_per_ip=as_number(e, "ORDER_LOOKUP_FAILURES_PER_IP", cls.order_lookup_failures_per_ip),
+            message_requests_per_email=as_number(e, "MESSAGE_REQUESTS_PER_EMAIL", cls.message_requests_per_email),
+            message_requests_per_ip=as_number(e, "MESSAGE_REQUESTS_PER_IP", cls.message_requests_per_ip),
             stripe_api_key=e.get("STRIPE_API_KEY") or None,
             stripe_webhook_secret=e.get("STRIPE_WEBHOOK_SECRET") or None,
-            stripe_capture=_bool(e.get("STRIPE_CAPTURE"), cls.stripe_capture),
-            stripe_automatic_payment_methods=_bool(
+            stripe_capture=as_bool(e.get("STRIPE_CAPTURE"), cls.stripe_capture),
+            stripe_automatic_payment_methods=as_bool(
                 e.get("STRIPE_AUTOMATIC_PAYMENT_METHODS"), cls.stripe_automatic_payment_methods
             ),
             stripe_payment_description=e.get("STRIPE_PAYMENT_DESCRIPTION") or None,
             stripe_api_base=e.get("STRIPE_API_BASE") or None,
-            stripe_abandoned_minutes=_number(e, "STRIPE_ABANDONED_MINUTES", cls.stripe_abandoned_minutes, float),
+            stripe_abandoned_minutes=as_number(e, "STRIPE_ABANDONED_MINUTES", cls.stripe_abandoned_minutes, float),
             dashboard=dashboard,
         )
         settings.check()
