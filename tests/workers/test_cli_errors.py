@@ -4,11 +4,11 @@ is wrong and what to do, and an exit code a script can tell apart, never a trace
 import os
 import subprocess
 import sys
-import threading
 import uuid
 
 import pytest
 
+from tests.workers.cli_process import run_until
 from tests.conftest import BACKEND, PATIENCE, PG_ADMIN_URL, _free_port, requires_postgres, stop_process
 from workers.preflight import EX_CONFIG, EX_DATAERR, EX_UNAVAILABLE
 
@@ -140,23 +140,8 @@ def test_serving_with_a_redis_that_does_not_answer_warns_and_the_banner_names_sq
     redis_port, port = _free_port(), _free_port()
     env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
     # When the server starts
-    server = subprocess.Popen([sys.executable, "-m", "workers.cli", "serve", "--port", str(port)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    lines: list[str] = []
-    banner = threading.Event()
-
-    def read():
-        for line in server.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.startswith("  dashboard:"):
-                banner.set()
-        banner.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        assert banner.wait(PATIENCE), "\n".join(lines)
-    finally:
-        stop_process(server)
+    lines, server = run_until(env, ["serve", "--port", str(port)], "  dashboard:")
+    stop_process(server)
     # I expect one warning naming Redis before anything else, then a banner naming what is really used
     assert lines[0] == (f"warning: Redis at 127.0.0.1:{redis_port}/0 does not answer (REDIS_URL): Connection refused; "
                         "start Redis, fix REDIS_URL, or unset it to run embedded (jobs inside `commerce serve`); "

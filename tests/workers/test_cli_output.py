@@ -6,12 +6,12 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.workers.cli_process import run_until
 from tests.conftest import BACKEND, PATIENCE, _free_port, stop_process
 from workers.cli import DEMO_SEED, _parser
 
@@ -55,21 +55,8 @@ def test_first_start_names_each_migration_and_how_far_the_demo_store_is_before_t
     env = _env(tmp_path)
     # Given a fresh database, when `commerce start` runs until it says where it listens
     port = _free_port()
-    start = subprocess.Popen([sys.executable, "-m", "workers.cli", "start", "--port", str(port)], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    lines: list[str] = []
-    listening = threading.Event()
-
-    def read():
-        for line in start.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.startswith("commerce listens on"):
-                listening.set()
-        listening.set()  # it ended: the assertions below say how
-
-    threading.Thread(target=read, daemon=True).start()
+    lines, start = run_until(env, ["start", "--port", str(port)], "commerce listens on")
     try:
-        assert listening.wait(PATIENCE), "\n".join(lines)
         # I expect it to answer by the time it says so, at the pages the banner names first
         base = f"http://localhost:{port}"
         for page in ("/health", "/docs", "/store/products"):

@@ -10,13 +10,13 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import threading
 import time
 
 import httpx
 import pytest
 
 from app.dashboard import STAMP_FILE, DashboardSettings
+from tests.workers.cli_process import run_until
 from tests.conftest import BACKEND, PATIENCE, _free_port, stop_process
 from workers import dashboard
 from workers.dashboard import build, node_problem, recipe_id
@@ -154,21 +154,7 @@ def _sent_body(database, to: str) -> str:
 
 def _start(env, *args) -> tuple[list[str], subprocess.Popen]:
     """`commerce start` until it says where it listens (its lines so far, and the process)."""
-    proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "start", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    lines: list[str] = []
-    listening = threading.Event()
-
-    def read():
-        for line in proc.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.startswith("commerce listens on"):
-                listening.set()
-        listening.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    assert listening.wait(PATIENCE), "\n".join(lines)
-    return lines, proc
+    return run_until(env, ["start", *args], "commerce listens on")
 
 
 @pytest.mark.skipif(BACKEND != "sqlite", reason="a fresh SQLite file, the newcomer's first run: the SQLite leg runs it")
