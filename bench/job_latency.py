@@ -29,7 +29,7 @@ async def _run(jobs: int, pause: float) -> list[float]:
     load_actors()
 
     async def timed() -> list[float]:
-        from jobs import outbox
+        from services.core import outbox
         from models import Job
 
         took = []

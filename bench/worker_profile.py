@@ -42,7 +42,7 @@ async def _work(actors: tuple[str, ...], count: bool) -> dict[str, list[tuple[fl
     its statements (Tortoise's query log, which costs CPU of its own: not counted by default)."""
     import dramatiq
 
-    from jobs import outbox
+    from services.core import outbox
     from models import Job
 
     broker = dramatiq.get_broker()

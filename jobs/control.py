@@ -4,7 +4,7 @@ cannot race a worker: a job a worker claimed meanwhile is no longer retried or c
 
 from __future__ import annotations
 
-from jobs import outbox
+from services.core import outbox
 from models import Job
 from services.core import clock
 from services.core.errors import NotAllowed, NotFound

@@ -2,7 +2,7 @@
 
 import dramatiq
 
-from jobs.outbox import purge_finished
+from services.core.outbox import purge_finished
 from services.checkout import idempotency
 from services.payments.authorizations import cancel_stale_authorizations as cancel_stale
 from services.checkout.completion import KEY_RETENTION_SECONDS

@@ -15,7 +15,7 @@ PACKAGES = ("app", "services", "models", "jobs", "workers")
 # What each layer may import of ours besides itself (a package, or one module of another layer).
 ALLOWED = {
     "models": set(),
-    "services": {"models", "jobs.outbox"},  # the outbox: a job is written in the asking transaction
+    "services": {"models"},
     "app": {"services", "models", "jobs"},
     "jobs": {"services", "models", "app.config", "app.shapes"},  # shapes: what a retried completion answers
     "workers": {"jobs", "services", "models", "app"},

@@ -178,7 +178,7 @@ def worker(settings: Settings, processes: int, threads: int) -> None:
 
 
 async def ping(settings: Settings, timeout: float) -> dict:
-    from jobs import outbox
+    from services.core import outbox
     from models import Job
     from workers.broker import load_actors, setup_broker
 

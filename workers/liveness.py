@@ -8,7 +8,7 @@ Here each worker process beats every second (a quarter of the takeover time when
 each beat returns, for one queue in turn, the messages of processes silent for
 JOB_TAKEOVER_SECONDS (the broker's `heartbeat_timeout`): such a message is back in its queue
 within the takeover time and one round of the queues. One returned while its process was only
-slow runs once all the same: the job's claim decides who runs it (jobs.outbox)."""
+slow runs once all the same: the job's claim decides who runs it (services.core.outbox)."""
 
 from __future__ import annotations
 

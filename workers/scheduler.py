@@ -29,7 +29,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from tortoise import Tortoise
 
 from app.config import Settings
-from jobs import outbox
+from services.core import outbox
 from services.batch_jobs.lifecycle import resume_stalled
 from services.checkout.completion import hand_over_stalled
 from services.core.rate_limits import CounterStore, DatabaseCounterStore, RedisCounterStore

@@ -17,7 +17,7 @@ from dramatiq import Middleware
 from dramatiq.asyncio import get_event_loop_thread
 from dramatiq.middleware import Shutdown, SkipMessage
 
-from jobs import outbox
+from services.core import outbox
 
 __all__ = ["JobTracking"]
 

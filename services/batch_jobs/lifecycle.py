@@ -22,7 +22,7 @@ from datetime import timedelta
 from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
-from jobs import outbox
+from services.core import outbox
 from models import BatchJob, Job, User
 from services.batch_jobs.runs import JobRun, JobStopped
 from services.core import clock
@@ -222,7 +222,7 @@ async def _claim(job_id: str, stage: str, takeover_seconds: float) -> JobRun | N
 
 
 def _lease_token() -> str:
-    """A new run's lease: random, and naming the job claim it runs under (jobs/outbox.py) when
+    """A new run's lease: random, and naming the job claim it runs under (services/core/outbox.py) when
     it has one, so the lease ends with that claim."""
     claim = outbox.running_claim.get()
     token = uuid.uuid4().hex

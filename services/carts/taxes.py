@@ -31,7 +31,7 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
-from jobs import outbox
+from services.core import outbox
 from models import Job
 from services.core import errors
 from services.carts.locks import lock_cart

@@ -174,7 +174,7 @@ async def resume_completion(key_id: str, answers: Answers) -> str:
 async def hand_over_stalled(grace_seconds: float = STALLED_AFTER_SECONDS) -> int:
     """The scheduler's sweep: completions left unfinished (their holder died, or every retry
     so far failed) are handed to the retry actor again. Answers how many."""
-    from jobs.outbox import enqueue
+    from services.core.outbox import enqueue
 
     keys = await idempotency.stalled(grace_seconds)
     for key in keys:
@@ -502,7 +502,7 @@ async def _forget_tax_lines(cart_id: str) -> None:
 
 
 async def _let_go(key: IdempotencyKey, ask_for_retry: bool) -> None:
-    from jobs.outbox import enqueue
+    from services.core.outbox import enqueue
 
     try:
         await idempotency.release(key)

@@ -1,10 +1,10 @@
 """Emitting an event: a row in the caller's transaction and the job that dispatches it once the
-transaction commits (the job outbox, jobs/outbox.py). A rolled-back change leaves no event; a
+transaction commits (the job outbox, services/core/outbox.py). A rolled-back change leaves no event; a
 committed one is dispatched even if the broker was away (the outbox's sweep sends it later)."""
 
 from __future__ import annotations
 
-from jobs import outbox
+from services.core import outbox
 from models import Event
 from services.core.db import atomic
 

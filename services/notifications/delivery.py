@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from jobs import outbox
+from services.core import outbox
 from models import Customer, Invite, Notification, OneTimeToken, OrderEdit, Store, User
 from services.core import clock, one_time_tokens
 from services.core.db import atomic

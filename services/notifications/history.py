@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from jobs import outbox
+from services.core import outbox
 from models import Notification, User
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound

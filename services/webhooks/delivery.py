@@ -21,7 +21,7 @@ from datetime import timedelta
 import httpx
 import orjson
 
-from jobs import outbox
+from services.core import outbox
 from models import Event, WebhookDelivery, WebhookEndpoint
 from services.core import clock
 from services.core.db import atomic

@@ -4,7 +4,7 @@ request that caused the event)."""
 
 from __future__ import annotations
 
-from jobs import outbox
+from services.core import outbox
 from models import Event, WebhookDelivery, WebhookEndpoint
 
 __all__ = ["subscribe_webhooks", "DELIVER_ACTOR", "fan_out"]

@@ -11,7 +11,7 @@ import time
 import dramatiq
 import pytest
 
-from jobs import outbox
+from services.core import outbox
 from models import Job
 from tests.conftest import BROKER, PATIENCE, SETTINGS, _free_port, requires_postgres, stop_process, wait_for
 from workers.broker import setup_broker

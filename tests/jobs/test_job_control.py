@@ -49,7 +49,7 @@ async def test_retry_runs_a_failed_job_again_and_refuses_others():
 
 
 async def test_cancel_stops_a_job_before_it_runs_and_its_message_is_skipped():
-    from jobs import outbox
+    from services.core import outbox
 
     waiting = await _job("enqueued")
     canceled = await control.cancel_job(waiting.id)

@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from jobs import outbox
+from services.core import outbox
 from jobs.notifications import send_notification
 from models import Job, Notification
 from services import notifications

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 import dramatiq
 import pytest
 
-from jobs import outbox
+from services.core import outbox
 from models import Job
 from services.core.db import atomic
 from tests.conftest import BROKER, count_queries, idle, wait_for

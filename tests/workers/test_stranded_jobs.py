@@ -12,7 +12,7 @@ import threading
 import pytest
 import redis
 
-from jobs import outbox
+from services.core import outbox
 from models import Job
 from tests.conftest import NAMESPACE, requires_postgres, wait_for
 from tests.jobs.test_broker_outage import private_redis  # noqa: F401 (fixture)

@@ -45,7 +45,7 @@ async def receive_event(payload: bytes, signature: str | None) -> bool:
     try:
         async with atomic():
             await GatewayEvent.create(id=event["id"], provider_id=PROVIDER_ID, type=event["type"], data=event)
-            from jobs.outbox import enqueue
+            from services.core.outbox import enqueue
 
             await enqueue(HANDLE_ACTOR, event["id"])
     except IntegrityError:  # Stripe delivered it again (or twice at once): handled once

@@ -16,7 +16,7 @@ from models import (
     ProductVariant, Region, SalesChannel,
 )
 from services.batch_jobs.product_import import strategy as product_import
-from jobs import outbox
+from services.core import outbox
 from services.batch_jobs.lifecycle import (
     PROCESS_ACTOR, cancel_batch_job, create_batch_job, resume_stalled, run_pre_processing, run_processing,
 )
