@@ -3,7 +3,7 @@
 import dramatiq
 
 from services.core.outbox import purge_finished
-from services.checkout import idempotency
+from services.core import idempotency
 from services.payments.authorizations import cancel_stale_authorizations as cancel_stale
 from services.checkout.completion import KEY_RETENTION_SECONDS
 from services.events.retention import purge_old_events

@@ -19,7 +19,7 @@ from app.web.auth import has_admin_credentials
 from app.web.cors import EXPOSED_HEADERS, cors_headers, preflight
 from app.web.redis_outages import RedisUnavailable, redis_unreachable
 from app.web.responses import json
-from services.checkout.placement import InsufficientInventory
+from services.orders.placement import InsufficientInventory
 from services.core.db_outages import DatabaseUnavailable, transient
 from services.core.errors import DomainError
 

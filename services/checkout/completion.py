@@ -6,7 +6,7 @@ the cart row:
     started            → the provider's tax lines are stored on the cart and the selected
                          payment session is authorized (a Payment row); a key at
                          `tax_lines_created` (stored apart by earlier versions) is authorized
-    payment_authorized → the order is placed (services/checkout/placement.py), or a swap's
+    payment_authorized → the order is placed (services/orders/placement.py), or a swap's
                          cart confirms its swap (services/swaps/confirmation.py)
     finished           → the response is stored and replayed for the key
 
@@ -46,7 +46,7 @@ import orjson
 from tortoise.expressions import Q
 
 from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession, Swap
-from services.checkout import idempotency
+from services.core import idempotency
 from services.carts.locks import lock_cart, lock_cart_rows
 from services.payments.authorizations import cancel_authorization
 from services.carts.view import CartView, load_cart_view, view_of
@@ -55,8 +55,8 @@ from services.core.db import atomic
 from services.orders.display_ids import next_display_id, next_display_id_when
 from services.orders.view import OrderView, placed_view
 from services.core.errors import DomainError, InvalidData, NotAllowed, UnexpectedState
-from services.checkout.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
-from services.checkout.placement import (
+from services.core.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
+from services.orders.placement import (
     GiftCardBalanceChanged, InsufficientInventory, StoredTaxLines, drop_tax_lines, place_order, store_tax_lines,
     write_tax_lines,
 )

@@ -10,7 +10,7 @@ is a conditional UPDATE), and a fulfillment or shipment of another claim is refu
 from __future__ import annotations
 
 from models import ClaimOrder, Fulfillment, LineItem, Return
-from services.checkout.placement import restock, variant_quantities
+from services.orders.placement import restock, variant_quantities
 from services.claims.statuses import check_claim, order_claim, settle_claim_status
 from services.core import clock
 from services.core.db import atomic

@@ -18,7 +18,7 @@ from services.core.db import atomic
 from services.orders.display_ids import next_display_id
 from services.draft_orders.drafts import find_draft, lock_draft
 from services.core.errors import NotAllowed, PaymentError
-from services.checkout.placement import place_order, store_tax_lines
+from services.orders.placement import place_order, store_tax_lines
 from services.orders.view import OrderView, load_order_view
 from services.payments import get_provider
 

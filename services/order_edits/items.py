@@ -37,7 +37,7 @@ from services.discounts.engine import load_offers
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.carts.line_limits import check_room
-from services.checkout.placement import InsufficientInventory, reserve_inventory
+from services.orders.placement import InsufficientInventory, reserve_inventory
 from services.inventory.edit_stock import carry_reservations
 from services.catalog.pricing import price_context, variant_price
 from services.regions.taxes import load_overrides, product_lines

@@ -16,7 +16,7 @@ is never "canceled" without being given back (refuse; refund it first).
 from __future__ import annotations
 
 from models import LineItem, Order, Payment, Return
-from services.checkout.placement import restock, variant_quantities
+from services.orders.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import DomainError, NotAllowed

@@ -1,5 +1,5 @@
 """Admin order operations under an `Idempotency-Key`, with cart completion's contract
-(services/checkout/idempotency.py): the key is adopted or made and always echoed; the same key for
+(services/core/idempotency.py): the key is adopted or made and always echoed; the same key for
 another request is a 422, a key in use a 409 with Retry-After, a finished key replays its answer.
 
 A refusal (a domain error) lets the key go, so the same key may be sent again once the order is
@@ -17,8 +17,8 @@ from typing import Any, Awaitable, Callable
 
 import orjson
 
-from services.checkout import idempotency
-from services.checkout.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
+from services.core import idempotency
+from services.core.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
 from services.core.errors import DomainError, InvalidData, UnexpectedState
 
 __all__ = ["Keyed", "run_keyed", "ProviderUnavailable"]

@@ -18,7 +18,7 @@ from tortoise.expressions import Q
 from models import Cart, IdempotencyKey, Order, Payment
 from services.core import clock
 from services.core.db import atomic
-from services.checkout.idempotency import FINISHED
+from services.core.idempotency import FINISHED
 from services.payments import get_provider
 
 __all__ = ["cancel_authorization", "cancel_stale_authorizations", "completion_in_flight", "SWEEP_LIMIT"]

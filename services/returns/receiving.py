@@ -15,7 +15,7 @@ from collections import Counter
 from tortoise.expressions import F
 
 from models import LineItem, Order, Return, ReturnItem
-from services.checkout.placement import restock, variant_quantities
+from services.orders.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from models import Cart, Payment, ShippingMethod, Swap
 from services.carts.view import CartView
-from services.checkout.placement import InsufficientInventory, reserve_inventory, restock, variant_quantities
+from services.orders.placement import InsufficientInventory, reserve_inventory, restock, variant_quantities
 from services.core import clock
 from services.core.errors import InvalidData, NotAllowed
 from services.inventory.order_stock import reserve_lines

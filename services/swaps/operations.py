@@ -12,7 +12,7 @@ again is refused rather than fulfilled twice.
 from __future__ import annotations
 
 from models import Fulfillment, LineItem, Payment, Return, Swap
-from services.checkout.placement import restock, variant_quantities
+from services.orders.placement import restock, variant_quantities
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed

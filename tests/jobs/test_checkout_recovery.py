@@ -132,7 +132,7 @@ async def test_a_key_refused_for_the_shopper_to_fix_is_not_swept(client, seeded)
 
 
 async def test_finished_keys_are_purged_after_a_day(client, seeded):
-    from services.checkout.idempotency import purge_finished
+    from services.core.idempotency import purge_finished
 
     cart = await ready_cart(client)
     await complete(client, cart, "old")

@@ -23,7 +23,7 @@ from typing import Any
 
 from models import Cart, GatewayEvent, Note, Order, Payment, PaymentSession
 from services.checkout.completion import Answers, TransientFailure, complete_cart
-from services.checkout.idempotency import KeyInUse
+from services.core.idempotency import KeyInUse
 from services.core import clock
 from services.core.errors import DomainError
 from services.orders.capture import capture_order

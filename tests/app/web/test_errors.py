@@ -19,8 +19,8 @@ from app.server import create_app
 from app.web.validation import Body, Email, NonEmptyStr, parse_body
 from models import Currency, Region
 from services.checkout.completion import TransientFailure
-from services.checkout.idempotency import KeyInUse, KeyReused
-from services.checkout.placement import InsufficientInventory
+from services.core.idempotency import KeyInUse, KeyReused
+from services.orders.placement import InsufficientInventory
 from services.core.errors import Conflict, Duplicate, NotAllowed, NotFound, UnexpectedState
 from tests.conftest import SETTINGS, running, settings
 
