@@ -135,3 +135,73 @@ def test_no_code_cites_a_document_outside_the_repository():
                 if OUTSIDE_CITATIONS.search(line) and "RFC" not in line and path.name != "test_layers.py":
                     found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+# The areas of services/, lowest first (docs/architecture.md says why each sits where it does). An
+# area imports only areas on floors below its own: a lower area that needs something done above it
+# records an event that the upper area subscribes to (services/events/), or is handed what it needs
+# by the composition root (services/setup.py).
+AREA_FLOORS = (
+    ("core",),
+    ("events", "files", "fulfillment"),
+    ("payments",),
+    ("regions", "sales_channels", "users"),
+    ("store",),
+    ("inventory",),
+    ("catalog", "customers"),
+    ("discounts", "gift_cards", "shipping"),
+    ("carts",),
+    ("orders",),
+    ("returns",),
+    ("claims",),
+    ("swaps", "order_edits", "draft_orders"),
+    ("checkout",),
+    ("notifications", "webhooks"),
+    ("batch_jobs", "migration"),
+)
+FLOOR = {area: floor for floor, areas in enumerate(AREA_FLOORS) for area in areas}
+
+# Imports that still run up, being taken down one by one; the test fails as well when one of them
+# is gone and still listed, so the list only shrinks.
+STILL_UPWARD = {
+    ("events", "notifications"),
+    ("events", "webhooks"),
+    ("payments", "carts"),
+    ("payments", "checkout"),
+    ("payments", "orders"),
+    ("regions", "carts"),
+    ("users", "notifications"),
+    ("store", "orders"),
+    ("customers", "notifications"),
+    ("customers", "orders"),
+    ("discounts", "carts"),
+    ("gift_cards", "carts"),
+    ("shipping", "carts"),
+    ("orders", "claims"),
+    ("orders", "notifications"),
+    ("orders", "returns"),
+    ("orders", "swaps"),
+    ("order_edits", "notifications"),
+}
+
+
+def _area(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "services" and len(parts) > 1 else None
+
+
+def test_every_area_has_a_floor():
+    areas = {p.name for p in (ROOT / "services").iterdir() if (p / "__init__.py").exists()}
+    assert areas == set(FLOOR)
+
+
+def test_each_area_imports_only_areas_below_it():
+    upward: dict[tuple[str, str], list[str]] = {}
+    for module, targets in GRAPH.items():
+        area = _area(module)
+        for target in targets:
+            below = _area(target)
+            if area and below and below != area and FLOOR[below] >= FLOOR[area]:
+                upward.setdefault((area, below), []).append(f"{module} imports {target}")
+    assert {k: v for k, v in upward.items() if k not in STILL_UPWARD} == {}
+    assert sorted(STILL_UPWARD - set(upward)) == []
