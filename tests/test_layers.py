@@ -166,7 +166,6 @@ FLOOR = {area: floor for floor, areas in enumerate(AREA_FLOORS) for area in area
 STILL_UPWARD = {
     ("events", "notifications"),
     ("events", "webhooks"),
-    ("payments", "carts"),
     ("payments", "checkout"),
     ("payments", "orders"),
     ("regions", "carts"),
