@@ -173,8 +173,6 @@ STILL_UPWARD = {
     ("store", "orders"),
     ("customers", "notifications"),
     ("customers", "orders"),
-    ("discounts", "carts"),
-    ("gift_cards", "carts"),
     ("shipping", "carts"),
     ("orders", "claims"),
     ("orders", "notifications"),
