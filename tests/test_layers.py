@@ -168,7 +168,6 @@ STILL_UPWARD = {
     ("events", "webhooks"),
     ("payments", "checkout"),
     ("payments", "orders"),
-    ("regions", "carts"),
     ("users", "notifications"),
     ("store", "orders"),
     ("customers", "notifications"),
