@@ -169,7 +169,6 @@ STILL_UPWARD = {
     ("payments", "checkout"),
     ("payments", "orders"),
     ("users", "notifications"),
-    ("store", "orders"),
     ("customers", "notifications"),
     ("customers", "orders"),
     ("shipping", "carts"),
