@@ -171,7 +171,6 @@ STILL_UPWARD = {
     ("users", "notifications"),
     ("customers", "notifications"),
     ("customers", "orders"),
-    ("shipping", "carts"),
     ("orders", "claims"),
     ("orders", "notifications"),
     ("orders", "returns"),
