@@ -26,6 +26,7 @@ async def open_store(settings: Settings, *, broker: bool = True):
     the actors, for runs called directly as an actor would call them."""
     from tortoise.migrations.api.migrate import migrate
 
+    from services.orders.display_ids import ensure_sequence
     from services.store.defaults import ensure_defaults
     from workers.broker import load_actors, setup_broker
 
@@ -37,6 +38,7 @@ async def open_store(settings: Settings, *, broker: bool = True):
     await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
     try:
         await ensure_defaults()
+        await ensure_sequence()
         yield
     finally:
         await Tortoise.close_connections()

@@ -155,6 +155,7 @@ async def _drop_database() -> None:
 async def database():
     from tortoise.migrations.api.migrate import migrate
 
+    from services.orders.display_ids import ensure_sequence
     from services.store.defaults import ensure_defaults
 
     await _create_database()
@@ -162,6 +163,7 @@ async def database():
     await Tortoise.close_connections()
     await Tortoise.init(config=SETTINGS.tortoise_config(), _enable_global_fallback=True)
     await ensure_defaults()
+    await ensure_sequence()
     _STATE["defaults"] = await snapshots.take()
     yield SETTINGS
     await Tortoise.close_connections()

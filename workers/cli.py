@@ -62,7 +62,12 @@ async def migrate(settings: Settings, out: TextIO | None = None) -> None:
     """Apply the migrations not yet applied, naming each on `out` as it starts."""
     from tortoise.migrations.api.migrate import migrate as run_migrations
 
+    from services.orders.display_ids import ensure_sequence
     from services.store.defaults import ensure_defaults
+
+    async def start_up_rows() -> None:  # the store's defaults, then the orders' display-id counter
+        await ensure_defaults()
+        await ensure_sequence()
 
     if settings.database_url.startswith("sqlite://"):
         Path(settings.database_url[len("sqlite://"):]).parent.mkdir(parents=True, exist_ok=True)
@@ -72,7 +77,7 @@ async def migrate(settings: Settings, out: TextIO | None = None) -> None:
                              progress=told and told.progress)
     finally:  # an open SQLite connection's thread would keep a failed run from exiting
         await Tortoise.close_connections()
-    await with_db(settings, ensure_defaults)
+    await with_db(settings, start_up_rows)
     await stock_by_location(settings)
 
 

@@ -20,7 +20,7 @@ from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS, dump_many
 from app.web.validation import Body, NonEmptyStr, max_length, parse_body, max_items
 from models import ShippingOption
-from services.carts.totals import MAX_AMOUNT
+from services.core.money import MAX_AMOUNT
 from services.shipping.admin_options import (
     OptionFilter, RequirementInput, create_option, delete_option, get_option, list_options, update_option,
 )

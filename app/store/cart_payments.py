@@ -12,7 +12,7 @@ from sanic import Blueprint, Request
 
 from app.store.carts import cart_answer, cart_query
 from app.web.validation import Body, NonEmptyStr, parse_body
-from services.payments.sessions import (
+from services.carts.payment_sessions import (
     delete_session, refresh_session, select_session, set_payment_sessions, update_session,
 )
 

@@ -26,10 +26,10 @@ from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_bo
 from models import Cart, Job
 from services.carts.discounts import remove_discount_code
 from services.carts.items import MAX_QUANTITY, NewLine, add_line_item, delete_line_item, update_line_item
+from services.carts.shipping import add_shipping_method
 from services.carts.taxes import calculate_cart_taxes
 from services.carts.carts import CartChanges, NewCart, create_cart, get_cart, update_cart
 from services.core.errors import InvalidData
-from services.shipping.options import add_shipping_method
 
 bp = Blueprint("store_carts", url_prefix="/carts")
 

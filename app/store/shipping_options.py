@@ -15,8 +15,9 @@ from app.web.query import Filters, parse_qs
 from app.web.responses import json
 from app.web.store_cache import cached
 from app.web.validation import messages_of
+from services.carts.shipping import cart_shipping_options
 from services.core.errors import InvalidData
-from services.shipping.options import cart_shipping_options, list_shipping_options
+from services.shipping.options import list_shipping_options
 
 bp = Blueprint("store_shipping_options", url_prefix="/shipping-options")
 

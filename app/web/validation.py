@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 from sanic import Request
 
 from services.carts import line_limits
-from services.carts.totals import MAX_AMOUNT
+from services.core.money import MAX_AMOUNT
 from services.core import metadata as metadata_rules
 from services.core.errors import InvalidData
 

@@ -23,7 +23,7 @@ from services.batch_jobs.product_import import strategy as product_import
 from services.batch_jobs.product_import.columns import parse_failure, to_minor
 from services.batch_jobs.product_import.rows import open_rows
 from services.batch_jobs.runs import JobRun
-from services.carts.totals import MAX_AMOUNT  # prices are BIGINT columns
+from services.core.money import MAX_AMOUNT  # prices are BIGINT columns
 from services.catalog.price_lists import get_price_list
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound

@@ -1,7 +1,7 @@
 """Carts: creating one, reading it, and the changes of
 "Update a Cart", each in one transaction on the locked cart row.
 
-A cart's payment sessions follow every change here (services/payments/sessions.py), also when
+A cart's payment sessions follow every change here (services/carts/payment_sessions.py), also when
 the body names the cart's current region: Medusa v1 skips the re-sync whenever `region_id` is
 sent, leaving the sessions on the old amount (a region that does change drops the sessions).
 
@@ -26,6 +26,7 @@ from services.carts.discounts import apply_discounts, keep_discounts_of_region, 
 from services.carts.gift_cards import apply_gift_cards
 from services.carts.items import NewLine, add_lines, drop_lines_outside_channel, reprice_lines, reprice_read
 from services.carts.locks import check_lines_open, lock_cart, lock_cart_rows
+from services.carts.payment_sessions import resync_payment_sessions, resync_view
 from services.carts.reads import amount_discount, read_region_with_default_channel
 from services.carts.view import (
     CartView, check_amounts, load_cart_view, load_checked_view, new_cart_view, stored_tax_lines, view_of,
@@ -34,7 +35,6 @@ from services.customers.customers import guest_customer
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.core.ids import fits
-from services.payments.sessions import resync_payment_sessions, resync_view
 from services.regions.parts import region_parts
 from services.sales_channels.scopes import KeyScope, cart_channel, check_channel
 from services.store.defaults import get_store

@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from models import Cart, CustomerGroup, Discount, LineItem, LineItemAdjustment, Product, Region, ShippingMethod
+from services.carts.payment_sessions import resync_payment_sessions
 from services.carts.totals import ItemInput, item_totals
 from services.carts.locks import check_lines_open, lock_cart
 from services.carts.view import CartView, amount_discount, has_free_shipping, load_checked_view
 from services.core.db import atomic
 from services.discounts.engine import Line, Offer, Shopper, allocate, check_offer, load_offers
-from services.payments.sessions import resync_payment_sessions
 from services.regions.parts import region_parts
 from services.regions.taxes import system_lines
 from services.shipping.options import option_price

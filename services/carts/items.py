@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from models import Cart, LineItem, Product, ProductVariant, ShippingMethod
 from services.carts.discounts import refresh_adjustments
 from services.carts.locks import check_lines_open, lock_cart, lock_cart_rows, lock_reading_variants
+from services.carts.payment_sessions import resync_payment_sessions
 from services.carts.reads import read_variants
 from services.carts.view import CartView, check_amounts, load_cart_view, load_checked_view, stored_tax_lines, view_of
 from services.core import clock
@@ -23,7 +24,6 @@ from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
 from services.core.metadata import check_shared, merge_metadata
 from services.inventory.channel_stock import show_channel_stock
-from services.payments.sessions import resync_payment_sessions
 from services.catalog.pricing import Price, PriceContext, price_context, variant_price
 
 __all__ = [

@@ -38,7 +38,7 @@ from services.carts.locks import lock_cart
 from services.carts.view import CartView, load_cart_view, with_tax_lines
 from services.core.db import atomic
 from services.core.errors import DomainError, UnexpectedState
-from services.regions.tax_providers import get_tax_provider
+from services.regions.tax_providers import TaxInput, get_tax_provider
 from services.regions.taxes import TaxLine
 
 __all__ = ["TAX_ACTOR", "REUSE_SECONDS", "TaxCalculation", "calculate_cart_taxes", "run_tax_calculation",
@@ -89,10 +89,16 @@ async def run_tax_calculation(cart_id: str) -> dict:
     the cart they are for. A refusal (DomainError) is its outcome; anything else is retried."""
     try:
         view = await load_cart_view(cart_id)
-        items, methods = await get_tax_provider(view.cart.region.tax_provider_id).tax_lines(view)
+        items, methods = await get_tax_provider(view.cart.region.tax_provider_id).tax_lines(tax_input(view))
     except DomainError as e:
         return {"error": {"type": e.kind, "message": e.message, "code": e.code}}
     return {"fingerprint": fingerprint(view), "items": _dump(items), "shipping_methods": _dump(methods)}
+
+
+def tax_input(view: CartView) -> TaxInput:
+    """What of the cart its tax provider computes on."""
+    discounts = {i.id: view.totals.items[i.id].discount_total for i in view.items}
+    return TaxInput(view.cart, view.items, view.shipping_methods, discounts, view.region.overrides)
 
 
 def fingerprint(view: CartView) -> str:

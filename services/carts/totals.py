@@ -28,32 +28,29 @@ from functools import lru_cache
 from math import floor
 
 from services.core.errors import InvalidData
+from services.core.money import MAX_AMOUNT, MIN_AMOUNT
 from services.regions.taxes import rate_sum, tax_in_price
 
 __all__ = [
-    "MAX_AMOUNT", "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
+    "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
     "ShippingTotals", "CartTotals",
     "round_half_up", "tax_on", "tax_in_price", "item_totals", "shipping_totals", "cart_totals", "line_refund",
 ]
-
-
-MAX_AMOUNT = 2**63 - 1  # minor units; amounts are BIGINT columns
-_MIN_AMOUNT = -(2**63)
 
 
 def check_amount(name: str, amount: int) -> int:
     """`amount`, if it fits a signed 64-bit integer; else InvalidData naming it."""
     if amount > MAX_AMOUNT:
         raise InvalidData(f"{name} must not be greater than {MAX_AMOUNT}")
-    if amount < _MIN_AMOUNT:
-        raise InvalidData(f"{name} must not be less than {_MIN_AMOUNT}")
+    if amount < MIN_AMOUNT:
+        raise InvalidData(f"{name} must not be less than {MIN_AMOUNT}")
     return amount
 
 
 def check_totals(totals, prefix: str = ""):
     """The totals (a dataclass of amounts), if each fits; else InvalidData naming the first that does not."""
     for name, value in vars(totals).items():
-        if isinstance(value, int) and not _MIN_AMOUNT <= value <= MAX_AMOUNT:
+        if isinstance(value, int) and not MIN_AMOUNT <= value <= MAX_AMOUNT:
             check_amount(f"{prefix}{name}", value)
     return totals
 

@@ -30,7 +30,7 @@ went away) lets the key go at its recovery point and asks the retry actor to go 
 retrying the key, the actor, or the scheduler's sweep of stalled keys finishes it.
 
 The charge is what the shopper saw: the selected payment session's amount, which every change
-the shopper makes re-syncs (services/payments/sessions.py). A total that moved without them (a
+the shopper makes re-syncs (services/carts/payment_sessions.py). A total that moved without them (a
 gift card's balance spent by another order, say) refuses the completion instead of re-pricing
 it, and a refusal at placing cancels the payment authorized for it.
 """

@@ -19,7 +19,7 @@ from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.core.metadata import merge_metadata
-from services.carts.totals import MAX_AMOUNT
+from services.core.money import MAX_AMOUNT
 
 __all__ = [
     "KEEP", "RuleInput", "DiscountFilter", "list_discounts", "get_discount", "get_discount_by_code",

@@ -2,7 +2,7 @@
 caller's transaction with the cart locked.
 
 A draft is built by staff, so its rules differ from a shopper's cart (services/carts/items.py,
-services/shipping/options.py), which is why they live here:
+services/carts/shipping.py), which is why they live here:
 - any live variant can be sold, published or not, whatever the sales channel;
 - a line may carry the price staff typed (`unit_price`, minor units, never negative): such a
   line keeps that price when its quantity or the region changes and is never merged with

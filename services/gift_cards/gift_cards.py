@@ -24,8 +24,8 @@ from services.core.errors import InvalidData, NotFound, UnexpectedState
 from services.core.ids import fits
 from services.core.listing import FindConfig, find_one, find_page, prefetches
 from services.core.metadata import merge_metadata
+from services.core.money import MAX_AMOUNT  # `value` and `balance` are BIGINT columns
 from services.regions.regions import get_region
-from services.carts.totals import MAX_AMOUNT  # `value` and `balance` are BIGINT columns
 from services.events import names as ev
 from services.events.bus import emit
 

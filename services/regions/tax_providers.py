@@ -4,20 +4,21 @@ means the built-in `system` provider, which taxes from the region's own rates (s
 
 A provider answers tax lines, never amounts: the totals are computed from them in one place
 (services/carts/totals.py). It is called only by the tax-calculation job (services/carts/taxes.py), so a
-slow or failing tax service never holds a web request longer than its bounded wait.
+slow or failing tax service never holds a web request longer than its bounded wait. It computes on a
+`TaxInput`, what of a cart a tax service may look at, which carts hand it: the interface lives with
+the regions that name their provider, and needs nothing of the carts above them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
+from models import Cart, LineItem, ShippingMethod
 from services.core.errors import NotFound
-from services.regions.taxes import TaxLine, system_lines
+from services.regions.taxes import Overrides, TaxLine, system_lines
 
-if TYPE_CHECKING:
-    from services.carts.view import CartView
-
-__all__ = ["TaxProvider", "SystemTaxProvider", "register_tax_provider", "unregister_tax_provider",
+__all__ = ["TaxInput", "TaxProvider", "SystemTaxProvider", "register_tax_provider", "unregister_tax_provider",
            "get_tax_provider", "SYSTEM"]
 
 SYSTEM = "system"
@@ -25,10 +26,22 @@ SYSTEM = "system"
 Lines = dict[str, list[TaxLine]]
 
 
+@dataclass(frozen=True)
+class TaxInput:
+    """What a provider computes a cart's taxes on (the cart's fingerprint in services/carts/taxes.py
+    covers all of it)."""
+
+    cart: Cart  # with region, shipping_address and billing_address
+    items: list[LineItem]  # with variant and variant.product
+    shipping_methods: list[ShippingMethod]  # with shipping_option
+    item_discounts: dict[str, int]  # each line's discount, minor units, by line id
+    overrides: Overrides  # the region's rates attached to products, product types and shipping options
+
+
 class TaxProvider(Protocol):
     id: str
 
-    async def tax_lines(self, view: CartView) -> tuple[Lines, Lines]:
+    async def tax_lines(self, cart: TaxInput) -> tuple[Lines, Lines]:
         """The cart's tax lines by line id and by shipping method id (rates are percentages).
         A DomainError is the cart's fault (an address the service refuses, say) and is answered
         as such; any other exception is retried."""
@@ -37,8 +50,8 @@ class TaxProvider(Protocol):
 class SystemTaxProvider:
     id = SYSTEM
 
-    async def tax_lines(self, view: CartView) -> tuple[Lines, Lines]:
-        return system_lines(view.cart.region, view.region.overrides, view.items, view.shipping_methods)
+    async def tax_lines(self, cart: TaxInput) -> tuple[Lines, Lines]:
+        return system_lines(cart.cart.region, cart.overrides, cart.items, cart.shipping_methods)
 
 
 _PROVIDERS: dict[str, TaxProvider] = {SYSTEM: SystemTaxProvider()}

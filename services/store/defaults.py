@@ -1,6 +1,8 @@
 """The store's start-up defaults: reference data, the store row, providers, profiles, channel.
 
-Idempotent, like Medusa v1's loader: run by `commerce migrate` and before seeding.
+Idempotent, like Medusa v1's loader: run by `commerce migrate` and before seeding. The counter
+that numbers orders is the orders area's, ensured by the same start-up paths next to these
+(services/orders/display_ids.py `ensure_sequence`): the store sits below orders and calls none of it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from models import (
 from models.data.countries import COUNTRIES
 from models.data.currencies import CURRENCIES
 from services.core.db import atomic
-from services.orders.display_ids import ensure_sequence
 
 __all__ = [
     "ensure_defaults", "get_store", "default_channel_id", "forget_default_channel", "DEFAULT_CHANNEL_SECONDS",
@@ -50,7 +51,6 @@ async def ensure_defaults() -> Store:
         for name, kind in (("Default Shipping Profile", "default"), ("Gift Card Profile", "gift_card")):
             if not await ShippingProfile.filter(type=kind, deleted_at=None).exists():
                 await ShippingProfile.create(name=name, type=kind)
-        await ensure_sequence()
         store = await Store.first()
         if store is None:
             store = await Store.create(name="Medusa Store", default_currency_code="usd")

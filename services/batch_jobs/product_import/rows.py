@@ -21,7 +21,7 @@ from services.batch_jobs.product_import.columns import (
     ChannelColumn, Column, ImageColumn, OptionColumn, PriceColumn, Spec, detect_delimiter, parse_failure,
     read_header, to_minor,
 )
-from services.carts.totals import MAX_AMOUNT  # prices are BIGINT columns
+from services.core.money import MAX_AMOUNT  # prices are BIGINT columns
 
 __all__ = ["ImportRow", "Layout", "load_layout", "open_rows"]
 

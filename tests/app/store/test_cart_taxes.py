@@ -164,14 +164,14 @@ async def test_a_region_whose_tax_provider_is_not_installed_is_refused_at_once(c
 class RefusingProvider:
     id = "picky"
 
-    async def tax_lines(self, view):
+    async def tax_lines(self, cart):
         raise InvalidData("The shipping address is needed to calculate taxes")
 
 
 class BrokenProvider:
     id = "broken"
 
-    async def tax_lines(self, view):
+    async def tax_lines(self, cart):
         raise ConnectionError("tax service down")
 
 
