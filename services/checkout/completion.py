@@ -52,7 +52,7 @@ from services.payments.authorizations import cancel_authorization
 from services.carts.view import CartView, load_cart_view, view_of
 from services.core import clock
 from services.core.db import atomic
-from services.orders.display_ids import next_display_id, next_display_id_when
+from services.orders.display_ids import next_display_id, next_display_id_for_cart
 from services.orders.view import OrderView, placed_view
 from services.core.errors import DomainError, InvalidData, NotAllowed, UnexpectedState
 from services.core.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
@@ -273,15 +273,6 @@ async def _locked(cart_id: str, run: _Run) -> tuple[CartView, StoredTaxLines, Pa
     return await view_of(rows, force_taxes=True), (rows.item_tax_lines, rows.method_tax_lines), live
 
 
-# A cart that can be authorized and placed in one transaction: open, not a swap's, paying through
-# a provider without a gateway (the completion checks it again under the cart's lock).
-_IN_ONE = (
-    'EXISTS (SELECT 1 FROM "cart" c JOIN "payment_session" s ON s."cart_id" = c."id" AND s."is_selected"'
-    ' WHERE c."id" = {} AND c."completed_at" IS NULL AND c."deleted_at" IS NULL AND c."type" <> \'swap\''
-    ' AND s."provider_id" IN (%s))'
-)
-
-
 async def _tax_and_authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str | Completion:
     """The first stage: the tax lines stored, then the payment authorized, in one transaction
     under one read of the cart (a key left at `tax_lines_created` by an earlier version goes on
@@ -289,10 +280,8 @@ async def _tax_and_authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _F
     transaction (`_authorize_and_place`)."""
     if not run.asked and run.display_id is None:
         run.asked = True
-        providers = in_process_ids()
-        if providers:
-            condition = _IN_ONE % ", ".join(["{}"] * len(providers))
-            run.display_id = await next_display_id_when(condition, [cart_id, *providers])
+        # A cart that can be authorized and placed in one transaction (checked again under the lock)
+        run.display_id = await next_display_id_for_cart(cart_id, in_process_ids())
     async with atomic():
         view, stored, payment = await _locked(cart_id, run)
         if done := await _completed(view.cart):
