@@ -4,7 +4,7 @@ duplicate message, or a client retrying the key at the same moment, does no harm
 
 import dramatiq
 
-from app.shapes.completion import ApiAnswers
+from services.checkout.answers import configured_answers
 from services.checkout.completion import RETRY_ACTOR, resume_completion
 
 # Backoff from 1 s to 1 min: a database failover or a gateway blip is usually over by then; the
@@ -15,4 +15,4 @@ _OPTIONS = {"queue_name": "default", "max_retries": 8, "min_backoff": 1_000, "ma
 
 @dramatiq.actor(actor_name=RETRY_ACTOR, **_OPTIONS)
 async def retry_cart_completion(key_id: str) -> dict:
-    return {"outcome": await resume_completion(key_id, ApiAnswers())}
+    return {"outcome": await resume_completion(key_id, configured_answers())}

@@ -3,7 +3,7 @@ the scheduled reconciliation of Stripe's intents with our carts."""
 
 import dramatiq
 
-from app.shapes.completion import ApiAnswers
+from services.checkout.answers import configured_answers
 from services.payments.stripe.handling import handle_event
 from services.payments.stripe.sweep import reconcile_intents
 from services.payments.stripe.webhooks import HANDLE_ACTOR
@@ -15,10 +15,10 @@ _OPTIONS = {"queue_name": "default", "max_retries": 8, "min_backoff": 1_000, "ma
 
 @dramatiq.actor(actor_name=HANDLE_ACTOR, **_OPTIONS)
 async def handle_stripe_event(event_id: str) -> dict:
-    return {"outcome": await handle_event(event_id, ApiAnswers())}
+    return {"outcome": await handle_event(event_id, configured_answers())}
 
 
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 async def reconcile_stripe_intents(abandoned_minutes: float) -> dict:
     """Stripe holds of carts without an order released, and carts paid without a webhook completed."""
-    return await reconcile_intents(abandoned_minutes, ApiAnswers())
+    return await reconcile_intents(abandoned_minutes, configured_answers())

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable
 
 import orjson
 
 from tortoise.expressions import Q
 
 from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession, Swap
+from services.checkout.answers import Answers
 from services.core import idempotency
 from services.carts.locks import lock_cart, lock_cart_rows
 from services.payments.authorizations import cancel_authorization
@@ -75,22 +76,6 @@ WAITING_STATUSES = ("pending", "requires_more")  # the shopper has more to do at
 STALLED_AFTER_SECONDS = 60.0  # an unfinished key untouched this long goes to the retry actor
 KEY_RETENTION_SECONDS = 24 * 3600.0
 RETRY_AFTER_SECONDS = 2  # what a client told to retry a stopped completion waits
-
-
-class Answers(Protocol):
-    """How the web tier shows an order and a cart (the key stores exactly what was answered)."""
-
-    async def order(self, order_id: str) -> dict: ...
-
-    async def cart(self, cart_id: str) -> dict: ...
-
-    async def swap(self, swap_id: str) -> dict: ...
-
-    async def placed_order(self, view: OrderView) -> dict:
-        """An order just placed, from its view (the same body as `order` of its id)."""
-
-    def refused(self, error: DomainError) -> tuple[int, Any]:
-        """The status and body a refusal stored for the key answers."""
 
 
 @dataclass
