@@ -1,6 +1,7 @@
 """Who hears events: a registry of subscribers, each with a stable id, the event names it wants
-(or every event) and an async handler given the event. The core's are the notifications and the
-webhooks; a shop adds its own without editing the core through the `commerce.subscribers` entry
+(or every event Medusa names: an internal one, services/events/names.py, reaches only those that
+name it) and an async handler given the event. The core's are the notifications, the webhooks,
+and checkout's and orders' of what a gateway said; a shop adds its own without editing the core through the `commerce.subscribers` entry
 point group (see README "Subscribers"): each entry point names a function called once per process
 with `subscribe`.
 
