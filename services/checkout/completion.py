@@ -90,12 +90,12 @@ Undo = Callable[[IdempotencyKey, str], Awaitable[None]]
 
 @dataclass(frozen=True)
 class Stage:
-    """A stage and what a refusal in it leaves to undo (given the key and the cart's id): `short`
-    after a stock shortfall (the key then stores the refusal), `refused` after any other refusal
-    (the key is let go, for the shopper to fix the cart and retry it)."""
+    """A stage and what a refusal in it leaves to undo (given the key and the cart's id): after a
+    stock shortfall (the key then stores the refusal), and after any other refusal (the key is let
+    go, for the shopper to fix the cart and retry it)."""
     run: StageFn
-    short: Undo
-    refused: Undo
+    after_shortfall: Undo
+    after_refusal: Undo
 
 
 async def complete_cart(
@@ -177,11 +177,11 @@ async def _undo_refused_placing(key: IdempotencyKey, cart_id: str) -> None:
 
 
 STAGES = {
-    "started": Stage(tax_and_authorize, short=_release_payment, refused=_forget_tax_lines),
-    "tax_lines_created": Stage(authorize, short=_release_payment, refused=_forget_tax_lines),
-    "payment_authorized": Stage(place, short=_release_payment, refused=_undo_refused_placing),
+    "started": Stage(tax_and_authorize, after_shortfall=_release_payment, after_refusal=_forget_tax_lines),
+    "tax_lines_created": Stage(authorize, after_shortfall=_release_payment, after_refusal=_forget_tax_lines),
+    "payment_authorized": Stage(place, after_shortfall=_release_payment, after_refusal=_undo_refused_placing),
 }
-IN_ONE = Stage(authorize_and_place, short=_nothing, refused=_nothing)
+IN_ONE = Stage(authorize_and_place, after_shortfall=_nothing, after_refusal=_nothing)
 
 
 async def _strategy(cart_id: str, seen: Seen) -> tuple[Stage, Seen]:
@@ -210,7 +210,7 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
                 return step.finished or await finish(key, step.answer, answers)
             point, seen = step.point, step.seen
     except InsufficientInventory as refusal:
-        await stage.short(key, cart_id)
+        await stage.after_shortfall(key, cart_id)
         # Medusa answers a stock shortfall as a finished request: the key stores it and replays it.
         status, body = answers.refused(refusal)
         await idempotency.finish(key, status, body)
@@ -218,7 +218,7 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
     except DomainError as refusal:
         # The shopper can fix this (select a session, drop a spent code): no answer is stored
         # for the key, so the same key works once the cart is right.
-        await stage.refused(key, cart_id)
+        await stage.after_refusal(key, cart_id)
         await idempotency.release(key, refused_status=400)
         refusal.idempotency_key = key.idempotency_key
         raise
