@@ -15,6 +15,7 @@ from tortoise import Tortoise
 from app.admin import admin, inventory_admin
 from app.dashboard.serving import mount as mount_dashboard
 from app.hooks.stripe import bp as stripe_hooks_bp
+from app.shapes.completion import ApiAnswers
 from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
 from app.web.cors import add_cors_headers
@@ -32,6 +33,7 @@ from app.web.metrics import bp as metrics_bp, request_finished, request_started
 from app.web.request_log import finish_request, start_request
 from services import files, inventory, webhooks
 from services.carts import line_limits
+from services.checkout.answers import use_answers
 from services.core import metadata
 from services.payments import gateways
 
@@ -89,6 +91,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
         app.blueprint(inventory_admin)
     webhooks.configure(settings)  # which addresses webhooks may reach (embedded mode sends from here)
     gateways.configure(settings)  # Stripe when STRIPE_API_KEY is set, and the entry points' gateways
+    use_answers(ApiAnswers())  # what completions finished by this process's jobs answer (embedded mode)
 
     @app.get("/health")
     async def health(request: Request):

@@ -1,7 +1,7 @@
 """Cart completion with the idempotency contract of docs/architecture.md (Checkout).
 
 A completion moves through recovery points, each stage in its own transaction that first locks
-the cart row:
+the cart row (stages.py):
 
     started            → the provider's tax lines are stored on the cart and the selected
                          payment session is authorized (a Payment row); a key at
@@ -19,9 +19,10 @@ A payment through a provider without a gateway (`manual`, `system`: services/pay
 the rows written for it, so there is nothing for it to survive: such a cart is authorized and
 placed in one transaction under one read of the cart, and the key is finished with the answer in
 that same transaction. A failure rolls all of it back (the key stays at `started`, nothing
-authorized, nothing placed); a commit answers the order and replays it. The display id is
-taken first, on its own, only for a cart that is open, not a swap's, and pays through such a
-provider (one statement that checks it); the locked read then checks again.
+authorized, nothing placed); a commit answers the order and replays it. That way is chosen once
+per run, when it reaches `started`: by taking the display id first, on its own, which the orders
+area does only for a cart that is open, not a swap's, and pays through such a provider (one
+statement that checks it); the locked read then checks again.
 
 Every stage first looks at the cart: a completed cart answers its order, an authorized payment
 is reused, so stages are safe to repeat, and two requests on one cart (with different keys, or
@@ -39,29 +40,23 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable
 
-import orjson
-
-from tortoise.expressions import Q
-
-from models import Cart, DraftOrder, IdempotencyKey, Order, Payment, PaymentSession, Swap
-from services.core import idempotency
-from services.carts.locks import lock_cart, lock_cart_rows
-from services.payments.authorizations import cancel_authorization
-from services.carts.view import CartView, load_cart_view, view_of
-from services.core import clock
-from services.core.db import atomic
-from services.orders.display_ids import next_display_id, next_display_id_when
-from services.orders.view import OrderView, placed_view
-from services.core.errors import DomainError, InvalidData, NotAllowed, UnexpectedState
-from services.core.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
-from services.orders.placement import (
-    GiftCardBalanceChanged, InsufficientInventory, StoredTaxLines, drop_tax_lines, place_order, store_tax_lines,
-    write_tax_lines,
+from models import IdempotencyKey, Payment
+from services.carts.locks import lock_cart
+from services.carts.view import load_cart_view
+from services.checkout.answers import Answers, Completion, finish, stored_answer
+from services.checkout.stages import (
+    Seen, StageFn, Step, authorize, authorize_and_place, place, tax_and_authorize,
 )
-from services.payments import authorizes_in_process, get_provider, in_process_ids
-from services.swaps.confirmation import confirm_swap
+from services.core import idempotency
+from services.core.db import atomic
+from services.core.errors import DomainError, InvalidData, UnexpectedState
+from services.core.idempotency import Busy, KeyInUse, KeyReused, Mismatch, Replay
+from services.orders.display_ids import next_display_id_for_cart
+from services.orders.placement import InsufficientInventory, drop_tax_lines
+from services.payments import in_process_ids
+from services.payments.authorizations import cancel_authorization
 
 __all__ = [
     "Answers", "Completion", "complete_cart", "resume_completion", "hand_over_stalled", "RETRY_ACTOR",
@@ -71,34 +66,9 @@ __all__ = [
 log = logging.getLogger("commerce.checkout")
 
 RETRY_ACTOR = "retry_cart_completion"
-WAITING_STATUSES = ("pending", "requires_more")  # the shopper has more to do at the gateway
 STALLED_AFTER_SECONDS = 60.0  # an unfinished key untouched this long goes to the retry actor
 KEY_RETENTION_SECONDS = 24 * 3600.0
 RETRY_AFTER_SECONDS = 2  # what a client told to retry a stopped completion waits
-
-
-class Answers(Protocol):
-    """How the web tier shows an order and a cart (the key stores exactly what was answered)."""
-
-    async def order(self, order_id: str) -> dict: ...
-
-    async def cart(self, cart_id: str) -> dict: ...
-
-    async def swap(self, swap_id: str) -> dict: ...
-
-    async def placed_order(self, view: OrderView) -> dict:
-        """An order just placed, from its view (the same body as `order` of its id)."""
-
-    def refused(self, error: DomainError) -> tuple[int, Any]:
-        """The status and body a refusal stored for the key answers."""
-
-
-@dataclass
-class Completion:
-    key: str
-    status: int
-    body: Any
-    replayed: bool = False
 
 
 class TransientFailure(UnexpectedState):
@@ -115,20 +85,17 @@ class TransientFailure(UnexpectedState):
         self.retry_after = RETRY_AFTER_SECONDS
 
 
-@dataclass
-class _Run:
-    """What one run of a key has seen of its cart."""
-    answers: Answers
-    numbered: bool = False  # a stage saw it open and not a swap's: placing takes a number unasked
-    display_id: int | None = None  # a number taken for this cart and not spent yet
-    asked: bool = False  # the number for authorizing and placing in one transaction was asked for
-    in_one: bool = False  # authorizing and placing in one transaction: a failure left nothing to undo
+Undo = Callable[[IdempotencyKey, str], Awaitable[None]]
 
 
-@dataclass
-class _Final:
-    status: int
-    build: Callable[[Answers], Awaitable[Any]]
+@dataclass(frozen=True)
+class Stage:
+    """A stage and what a refusal in it leaves to undo (given the key and the cart's id): after a
+    stock shortfall (the key then stores the refusal), and after any other refusal (the key is let
+    go, for the shopper to fix the cart and retry it)."""
+    run: StageFn
+    after_shortfall: Undo
+    after_refusal: Undo
 
 
 async def complete_cart(
@@ -182,26 +149,68 @@ async def hand_over_stalled(grace_seconds: float = STALLED_AFTER_SECONDS) -> int
     return len(keys)
 
 
+async def _nothing(key: IdempotencyKey, cart_id: str) -> None:
+    """A refused one-transaction stage stored and authorized nothing."""
+
+
+async def _release_payment(key: IdempotencyKey, cart_id: str) -> None:
+    await _undo_authorization(cart_id)
+
+
+async def _forget_tax_lines(key: IdempotencyKey, cart_id: str) -> None:
+    try:
+        async with atomic():
+            cart = await lock_cart(cart_id, editable=False)
+            if cart.completed_at is None:
+                await drop_tax_lines(await load_cart_view(cart.id))
+    except DomainError:
+        pass  # no such cart: nothing stored
+
+
+async def _undo_refused_placing(key: IdempotencyKey, cart_id: str) -> None:
+    try:
+        await _undo_authorization(cart_id, key)
+    except DomainError:
+        pass  # no such cart: nothing to release
+    except Exception as e:  # the gateway or the database is down: the stale-authorization sweep cancels it
+        log.warning("completion %s refused; its authorization is left for the sweep: %s", key.idempotency_key, e)
+
+
+STAGES = {
+    "started": Stage(tax_and_authorize, after_shortfall=_release_payment, after_refusal=_forget_tax_lines),
+    "tax_lines_created": Stage(authorize, after_shortfall=_release_payment, after_refusal=_forget_tax_lines),
+    "payment_authorized": Stage(place, after_shortfall=_release_payment, after_refusal=_undo_refused_placing),
+}
+IN_ONE = Stage(authorize_and_place, after_shortfall=_nothing, after_refusal=_nothing)
+
+
+async def _strategy(cart_id: str, seen: Seen) -> tuple[Stage, Seen]:
+    """How `started` is gone through, chosen once per run: in one transaction with placing when
+    the orders area gives the cart its number up front (it pays without a gateway), else staged."""
+    display_id = await next_display_id_for_cart(cart_id, in_process_ids())
+    if display_id is None:
+        return STAGES["started"], seen
+    return IN_ONE, Seen(seen.numbered, display_id)
+
+
 async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_retry: bool) -> Completion:
-    stages = {"started": _tax_and_authorize, "tax_lines_created": _authorize, "payment_authorized": _place}
-    point, run = key.recovery_point, _Run(answers)
+    point, seen, chosen, stage = key.recovery_point, Seen(), False, None
     try:
         while True:
-            stage = stages.get(point)
+            stage = STAGES.get(point)
+            if point == "started" and not chosen:  # the way through `started`, once per run
+                chosen = True
+                stage, seen = await _strategy(cart_id, seen)
             if stage is None:
                 status, body = answers.refused(UnexpectedState("Unknown recovery point"))
-                outcome = _Final(status, _const(body))
+                step = Step.ends(stored_answer(status, body))
             else:
-                outcome = await stage(key, cart_id, run)
-            if isinstance(outcome, Completion):  # finished with the stage's own transaction
-                return outcome
-            if isinstance(outcome, str):  # the stage to go on with
-                point = outcome
-                continue
-            return await _finish(key, outcome, answers)
+                step = await stage.run(key, cart_id, seen, answers)
+            if step.point is None:
+                return step.finished or await finish(key, step.answer, answers)
+            point, seen = step.point, step.seen
     except InsufficientInventory as refusal:
-        if not run.in_one:  # else the refused transaction authorized nothing
-            await _undo_authorization(cart_id)
+        await stage.after_shortfall(key, cart_id)
         # Medusa answers a stock shortfall as a finished request: the key stores it and replays it.
         status, body = answers.refused(refusal)
         await idempotency.finish(key, status, body)
@@ -209,262 +218,20 @@ async def _run(key: IdempotencyKey, cart_id: str, answers: Answers, *, ask_for_r
     except DomainError as refusal:
         # The shopper can fix this (select a session, drop a spent code): no answer is stored
         # for the key, so the same key works once the cart is right.
-        if run.in_one:
-            pass  # the refused transaction stored and authorized nothing
-        elif point == "payment_authorized":
-            await _undo_refused_placing(key, cart_id)
-        else:
-            await _forget_tax_lines(cart_id)
+        await stage.after_refusal(key, cart_id)
         await idempotency.release(key, refused_status=400)
         refusal.idempotency_key = key.idempotency_key
         raise
-    except Exception as e:
+    except Exception as e:  # the database or a gateway went away, or PlacingInterrupted
         log.warning("completion %s stopped at %s: %s", key.idempotency_key, key.recovery_point, e)
         await _let_go(key, ask_for_retry)
         raise TransientFailure(key.idempotency_key, key.recovery_point) from e
 
 
-def _const(body: Any) -> Callable[[Answers], Awaitable[Any]]:
-    async def build(answers: Answers) -> Any:
-        return body
-    return build
-
-
-def _order_answer(order_id: str) -> _Final:
-    async def build(answers: Answers) -> Any:
-        return {"type": "order", "data": await answers.order(order_id)}
-    return _Final(200, build)
-
-
-def _placed_answer(view: OrderView) -> _Final:
-    async def build(answers: Answers) -> Any:
-        return {"type": "order", "data": await answers.placed_order(view)}
-    return _Final(200, build)
-
-
-def _swap_answer(swap_id: str) -> _Final:
-    async def build(answers: Answers) -> Any:
-        return {"type": "swap", "data": await answers.swap(swap_id)}
-    return _Final(200, build)
-
-
-async def _completed(cart: Cart) -> _Final | None:
-    if cart.completed_at is None:
-        return None
-    if cart.type == "swap":
-        return _swap_answer((await Swap.get(cart_id=cart.id)).id)
-    order_id = await Order.filter(cart_id=cart.id).values_list("id", flat=True)
-    if not order_id:  # completed by something other than checkout (e.g. a swap): answer the cart
-        return _Final(200, lambda answers: _cart_answer(answers, cart.id))
-    return _order_answer(order_id[0])
-
-
-async def _cart_answer(answers: Answers, cart_id: str, **extra: Any) -> dict:
-    return {"data": await answers.cart(cart_id), **extra, "type": "cart"}
-
-
-async def _locked(cart_id: str, run: _Run) -> tuple[CartView, StoredTaxLines, Payment | None]:
-    """The cart locked, completed or not, and read once under the lock with its taxes computed
-    as a payment computes them, with the tax lines it has stored and its live payment."""
-    rows = await lock_cart_rows(cart_id, stored_tax_lines=lambda cart: True, editable=False, with_payment=True)
-    cart = rows.cart
-    run.numbered = cart.completed_at is None and cart.type != "swap"
-    live = rows.payment if cart.payment_authorized_at is not None else None
-    return await view_of(rows, force_taxes=True), (rows.item_tax_lines, rows.method_tax_lines), live
-
-
-# A cart that can be authorized and placed in one transaction: open, not a swap's, paying through
-# a provider without a gateway (the completion checks it again under the cart's lock).
-_IN_ONE = (
-    'EXISTS (SELECT 1 FROM "cart" c JOIN "payment_session" s ON s."cart_id" = c."id" AND s."is_selected"'
-    ' WHERE c."id" = {} AND c."completed_at" IS NULL AND c."deleted_at" IS NULL AND c."type" <> \'swap\''
-    ' AND s."provider_id" IN (%s))'
-)
-
-
-async def _tax_and_authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str | Completion:
-    """The first stage: the tax lines stored, then the payment authorized, in one transaction
-    under one read of the cart (a key left at `tax_lines_created` by an earlier version goes on
-    with `_authorize`). A cart paying through a provider without a gateway is placed in the same
-    transaction (`_authorize_and_place`)."""
-    if not run.asked and run.display_id is None:
-        run.asked = True
-        providers = in_process_ids()
-        if providers:
-            condition = _IN_ONE % ", ".join(["{}"] * len(providers))
-            run.display_id = await next_display_id_when(condition, [cart_id, *providers])
-    async with atomic():
-        view, stored, payment = await _locked(cart_id, run)
-        if done := await _completed(view.cart):
-            return done
-        if run.display_id is not None and payment is None and _in_one(view):
-            return await _authorize_and_place(key, view, stored, run)
-        await store_tax_lines(view, stored)
-        return await _authorize_locked(view, payment)
-
-
-def _in_one(view: CartView) -> bool:
-    session = view.payment_session
-    return view.cart.type != "swap" and session is not None and authorizes_in_process(session.provider_id)
-
-
-async def _authorize_and_place(key: IdempotencyKey, view: CartView, stored: StoredTaxLines, run: _Run) -> Completion | _Final:
-    """Authorize through a provider without a gateway and place the order, in the caller's
-    transaction (the cart locked and read once), and finish the key with the answer in it too:
-    one commit makes all of it, a failure rolls all of it back."""
-    run.in_one = True
-    cart, session = view.cart, view.payment_session
-    if session.amount is not None:
-        _refuse_a_changed_total(view, session.amount)
-    payment = None
-    if view.totals.total > 0:
-        status, data = await get_provider(session.provider_id).authorize(session)
-        session.status, session.data = status, data
-        await session.save(update_fields=["status", "data", "updated_at"])
-        if status != "authorized":  # not what such a provider answers; as a gateway's answer is taken
-            if status in WAITING_STATUSES:
-                return _Final(200, lambda answers: _cart_answer(answers, cart.id, payment_status=status))
-            raise InvalidData("Cart payment not authorized")
-        payment = Payment(
-            cart_id=cart.id, amount=view.totals.total, currency_code=cart.region.currency_code,
-            provider_id=session.provider_id, data=data,
-        )
-    _, lines = await write_tax_lines(view, stored)
-    draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
-    order = await place_order(
-        view, run.display_id, payment=payment, draft_order=draft, authorized_at=clock.now())
-    run.display_id = None
-    return await _finish(key, _placed_order_answer(order, view, payment, lines, draft), run.answers)
-
-
-async def _authorize(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
-    async with atomic():
-        view, _, payment = await _locked(cart_id, run)
-        if done := await _completed(view.cart):
-            return done
-        return await _authorize_locked(view, payment)
-
-
-async def _authorize_locked(view: CartView, payment: Payment | None) -> _Final | str:
-    """Authorize the cart's payment (none when one is live, or when nothing is to pay) and go on
-    to placing; a session the shopper must act on answers the cart instead."""
-    cart = view.cart
-    if payment is None:
-        shown = _shown_total(view)
-        if shown is not None:
-            _refuse_a_changed_total(view, shown)
-        if view.totals.total > 0:
-            waiting = await _authorize_session(cart, view.payment_session, view.totals.total)
-            if waiting is not None:
-                await drop_tax_lines(view)
-                return _Final(200, lambda answers: _cart_answer(answers, cart.id, payment_status=waiting))
-        else:
-            await Cart.filter(id=cart.id).update(payment_authorized_at=clock.now())
-    return "payment_authorized"
-
-
-async def _authorize_session(cart: Cart, session: PaymentSession | None, total: int) -> str | None:
-    """Authorize the selected session for `total`; None when authorized, else the status the
-    shopper must act on. The cart row is locked: one gateway call per cart at a time."""
-    if session is None:
-        raise NotAllowed("You cannot complete a cart without a payment session.")
-    status, data = await get_provider(session.provider_id).authorize(session)
-    session.status, session.data = status, data
-    await session.save(update_fields=["status", "data", "updated_at"])
-    if status in WAITING_STATUSES:
-        return status
-    if status != "authorized":
-        raise InvalidData("Cart payment not authorized")
-    payment = await Payment.create(
-        cart_id=cart.id, amount=total, currency_code=cart.region.currency_code, provider_id=session.provider_id,
-        data=data,
-    )
-    await Cart.filter(id=cart.id).update(payment_id=payment.id, payment_authorized_at=clock.now())
-    return None
-
-
-async def _place(key: IdempotencyKey, cart_id: str, run: _Run) -> _Final | str:
-    # No number is spent on a cart that already has its order, nor on a swap's: unless an earlier
-    # stage of this run saw it open, it is asked (a rare race may still leave a number unused).
-    if run.display_id is not None:  # taken by the first stage and not spent
-        display_id = run.display_id
-    elif run.numbered or not await Cart.filter(
-            Q(id=cart_id) & (Q(completed_at__not_isnull=True) | Q(type="swap"))).exists():
-        display_id = await next_display_id()  # outside the transaction: see services/orders/display_ids.py
-    else:
-        display_id = None
-    async with atomic():
-        view, stored, payment = await _locked(cart_id, run)
-        cart = view.cart
-        if done := await _completed(cart):
-            return done
-        if display_id is None and cart.type != "swap":
-            raise RuntimeError("cart lost its completion while being placed")  # transient: retried
-        authorized = payment.amount if payment is not None else 0
-        if authorized != _payable(view):
-            if _shown_total(view) != _payable(view):
-                _refuse_a_changed_total(view, authorized)
-            # The shopper changed the cart after authorization (or the payment was canceled):
-            # authorize what they now see.
-            if payment is not None:
-                await cancel_authorization(cart.id, payment)
-            await idempotency.advance(key, "started")
-            return "started"
-        kept = await store_tax_lines(view, stored)
-        if cart.type == "swap":
-            return _swap_answer((await confirm_swap(view, payment)).id)
-        draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
-        order = await place_order(view, display_id, payment=payment, draft_order=draft)
-        run.display_id = None
-    return _placed_order_answer(order, view, payment, stored if kept else None, draft)
-
-
-def _placed_order_answer(order, view: CartView, payment: Payment | None, lines: StoredTaxLines | None,
-                         draft: DraftOrder | None) -> _Final:
-    """A plain cart's order is answered from what placing it held (`lines`: the tax lines the
-    cart holds, None when they were rewritten and not kept); one with offers, a gift-card line or
-    a draft is read back (rows changed by placing would show stale)."""
-    plain = lines is not None and draft is None and not (
-        view.discounts or view.gift_cards or any(i.is_giftcard for i in view.items))
-    return _placed_answer(placed_view(order, view, payment, lines)) if plain else _order_answer(order.id)
-
-
-async def _finish(key: IdempotencyKey, outcome: _Final, answers: Answers) -> Completion:
-    """The key finished with the outcome's answer, as JSON text would carry it, so the first
-    answer and every replay are the same."""
-    body = orjson.loads(orjson.dumps(await outcome.build(answers)))
-    await idempotency.finish(key, outcome.status, body)
-    return Completion(key.idempotency_key, outcome.status, body)
-
-
-async def _live_payment(cart: Cart) -> Payment | None:
+async def _live_payment(cart) -> Payment | None:
     if cart.payment_id is None or cart.payment_authorized_at is None:
         return None
     return await Payment.get_or_none(id=cart.payment_id, canceled_at=None)
-
-
-def _payable(view: CartView) -> int:
-    """What the shopper pays: the total, or nothing when it is below zero (a swap's cart whose
-    returned items are worth more than the new ones: the difference is given back later)."""
-    return max(view.totals.total, 0)
-
-
-def _shown_total(view: CartView) -> int | None:
-    """The total the shopper agreed to pay: the selected session's amount (None: no session)."""
-    session = view.payment_session
-    return session.amount if session is not None else None
-
-
-def _refuse_a_changed_total(view: CartView, shown: int) -> None:
-    total = _payable(view)
-    if total == shown:
-        return
-    if view.gift_cards and total > shown:
-        raise GiftCardBalanceChanged([card.code for card in view.gift_cards])
-    raise NotAllowed(
-        f"The cart's total is now {total}, not the {shown} its payment was set up for. Refresh the payment "
-        "sessions to pay the new total, then complete the cart again.", code="cart_total_changed",
-    )
 
 
 async def _undo_authorization(cart_id: str, key: IdempotencyKey | None = None) -> None:
@@ -480,25 +247,6 @@ async def _undo_authorization(cart_id: str, key: IdempotencyKey | None = None) -
         await drop_tax_lines(await load_cart_view(cart.id))
         if key is not None:
             await idempotency.advance(key, "started")
-
-
-async def _undo_refused_placing(key: IdempotencyKey, cart_id: str) -> None:
-    try:
-        await _undo_authorization(cart_id, key)
-    except DomainError:
-        pass  # no such cart: nothing to release
-    except Exception as e:  # the gateway or the database is down: the stale-authorization sweep cancels it
-        log.warning("completion %s refused; its authorization is left for the sweep: %s", key.idempotency_key, e)
-
-
-async def _forget_tax_lines(cart_id: str) -> None:
-    try:
-        async with atomic():
-            cart = await lock_cart(cart_id, editable=False)
-            if cart.completed_at is None:
-                await drop_tax_lines(await load_cart_view(cart.id))
-    except DomainError:
-        pass  # no such cart: nothing stored
 
 
 async def _let_go(key: IdempotencyKey, ask_for_retry: bool) -> None:

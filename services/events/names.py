@@ -5,7 +5,7 @@ Payloads are Medusa's thin keys (`id`, `*_id`, `no_notification`); none carries 
 
 from __future__ import annotations
 
-__all__ = ["EVENT_NAMES", "is_known"]
+__all__ = ["EVENT_NAMES", "INTERNAL_EVENT_NAMES", "is_known"]
 
 ORDER_PLACED = "order.placed"
 ORDER_UPDATED = "order.updated"
@@ -62,7 +62,17 @@ PRODUCT_CREATED = "product.created"
 PRODUCT_UPDATED = "product.updated"
 PRODUCT_DELETED = "product.deleted"
 
-EVENT_NAMES = frozenset(v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str) and "." in v)
+# What a payment gateway said that the areas above payments act on (services/payments/stripe/
+# handling.py records it; checkout completes the cart, orders records the refund). Medusa emits
+# none of them: they are not in EVENT_NAMES, so webhooks neither offer nor send them, and a
+# subscriber to every event ("*") does not hear them.
+GATEWAY_PAYMENT_READY = "gateway.payment_ready"  # a cart's payment authorized or taken at the gateway
+GATEWAY_REFUND_MADE = "gateway.refund_made"  # money refunded at the gateway itself (its dashboard)
+INTERNAL_EVENT_NAMES = frozenset({GATEWAY_PAYMENT_READY, GATEWAY_REFUND_MADE})
+
+EVENT_NAMES = frozenset(
+    v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str) and "." in v
+) - INTERNAL_EVENT_NAMES
 
 
 def is_known(name: str) -> bool:

@@ -1,6 +1,7 @@
 """Who hears events: a registry of subscribers, each with a stable id, the event names it wants
-(or every event) and an async handler given the event. The core's are the notifications and the
-webhooks; a shop adds its own without editing the core through the `commerce.subscribers` entry
+(or every event Medusa names: an internal one, services/events/names.py, reaches only those that
+name it) and an async handler given the event. The core's are the notifications, the webhooks,
+and checkout's and orders' of what a gateway said; a shop adds its own without editing the core through the `commerce.subscribers` entry
 point group (see README "Subscribers"): each entry point names a function called once per process
 with `subscribe`.
 
@@ -16,6 +17,7 @@ from importlib.metadata import entry_points
 from typing import Awaitable, Callable
 
 from models import Event
+from services.events.names import INTERNAL_EVENT_NAMES
 
 __all__ = ["Subscriber", "subscribe", "subscribers_for", "load_subscribers", "unsubscribe"]
 
@@ -54,9 +56,13 @@ def load_subscribers() -> None:
     _loaded = True
     from services.notifications.subscriber import subscribe_notifications
     from services.webhooks.subscriber import subscribe_webhooks
+    from services.checkout.paid import subscribe_checkout
+    from services.orders.gateway_refunds import subscribe_orders
 
     subscribe_notifications(subscribe)
     subscribe_webhooks(subscribe)
+    subscribe_checkout(subscribe)
+    subscribe_orders(subscribe)
     for entry in entry_points(group="commerce.subscribers"):
         try:
             entry.load()(subscribe)
@@ -67,4 +73,5 @@ def load_subscribers() -> None:
 
 def subscribers_for(name: str) -> list[Subscriber]:
     load_subscribers()
-    return [s for s in _registry.values() if s.events is None or name in s.events]
+    every = name not in INTERNAL_EVENT_NAMES  # an internal event is heard only by who names it
+    return [s for s in _registry.values() if (s.events is None and every) or (s.events and name in s.events)]

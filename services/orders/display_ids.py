@@ -8,11 +8,13 @@ columns skip numbers the same way)."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from tortoise.transactions import in_transaction
 
 from models import DisplaySequence
 
-__all__ = ["next_display_id", "next_display_id_when", "ensure_sequence"]
+__all__ = ["next_display_id", "next_display_id_for_cart", "ensure_sequence"]
 
 ORDER_SEQUENCE = "order"
 
@@ -25,17 +27,36 @@ async def next_display_id(name: str = ORDER_SEQUENCE) -> int:
     """The next number of the counter `name` (1 for the first). Call it outside any transaction:
     inside one it would hold the counter's lock until that transaction ends (and on SQLite's one
     connection it would wait for itself)."""
-    number = await next_display_id_when(None, [], name)
+    number = await _next_when(None, [], name)
     if number is None:
         raise LookupError(f"display sequence {name!r} is missing: run `commerce migrate`")
     return number
 
 
-async def next_display_id_when(condition: str | None, params: list, name: str = ORDER_SEQUENCE) -> int | None:
+# The cart whose order is placed with its payment in one transaction: open, not a swap's, its
+# selected payment session through one of the given providers.
+_OPEN_CART_PAYING_THROUGH = (
+    'EXISTS (SELECT 1 FROM "cart" c JOIN "payment_session" s ON s."cart_id" = c."id" AND s."is_selected"'
+    ' WHERE c."id" = {} AND c."completed_at" IS NULL AND c."deleted_at" IS NULL AND c."type" <> \'swap\''
+    ' AND s."provider_id" IN (%s))'
+)
+
+
+async def next_display_id_for_cart(cart_id: str, provider_ids: Sequence[str]) -> int | None:
+    """The number of the order that cart `cart_id` is about to become, taken only when the cart
+    is open, not a swap's, and pays through its selected session with one of `provider_ids`
+    (None otherwise, and for no providers), in one statement: the caller spends a number only on
+    such a cart without reading it first. Outside any transaction, as `next_display_id`."""
+    if not provider_ids:
+        return None
+    condition = _OPEN_CART_PAYING_THROUGH % ", ".join(["{}"] * len(provider_ids))
+    return await _next_when(condition, [cart_id, *provider_ids])
+
+
+async def _next_when(condition: str | None, params: list, name: str = ORDER_SEQUENCE) -> int | None:
     """The next number of the counter `name`, taken only when the SQL `condition` holds (None
-    when it does not), in the same one statement: a caller that spends a number only on some
-    rows asks for it without reading them first. The condition's parameter marks are `{}`,
-    numbered from 2 on PostgreSQL. Outside any transaction, as `next_display_id`."""
+    when it does not), in the same one statement. The condition's parameter marks are `{}`,
+    numbered from 2 on PostgreSQL."""
     async with in_transaction() as connection:
         sqlite = connection.capabilities.dialect == "sqlite"
         marks = ["?"] * len(params) if sqlite else [f"${n}" for n in range(2, 2 + len(params))]

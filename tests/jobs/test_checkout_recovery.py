@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import services.checkout.completion
+import services.checkout.stages
 from models import Cart, IdempotencyKey, Order, Payment, ProductVariant
 from services.checkout.completion import hand_over_stalled
 from tests.checkout_factories import complete, pay_with, paying_with, ready_cart  # noqa: F401 (a fixture)
@@ -54,7 +54,7 @@ async def test_twenty_concurrent_requests_with_one_key_run_it_once(client, seede
 @pytest.fixture
 def placing_fails_once(monkeypatch):
     """The order placement stage fails once, the way a dropped database connection would."""
-    real = services.checkout.completion.place_order
+    real = services.checkout.stages.place_order
     calls = {"n": 0}
 
     async def flaky(*args, **kwargs):
@@ -63,7 +63,7 @@ def placing_fails_once(monkeypatch):
             raise ConnectionError("connection to the database was lost")
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(services.checkout.completion, "place_order", flaky)
+    monkeypatch.setattr(services.checkout.stages, "place_order", flaky)
     return calls
 
 

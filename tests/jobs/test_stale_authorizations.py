@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import services.checkout.completion
+import services.checkout.stages
 from models import Cart, IdempotencyKey, Job, Order, Payment
 from services.payments.authorizations import cancel_stale_authorizations
 from tests.checkout_factories import GatewayProvider, complete, gateway, pay_with, ready_cart  # noqa: F401 (a fixture)
@@ -30,7 +30,7 @@ def placing_fails(monkeypatch, gateway):
     async def down(*args, **kwargs):
         raise ConnectionError("connection to the database was lost")
 
-    monkeypatch.setattr(services.checkout.completion, "place_order", down)
+    monkeypatch.setattr(services.checkout.stages, "place_order", down)
 
 
 async def authorized_without_order(client, key: str, *, age: float, retrying: bool = False) -> Payment:

@@ -1,15 +1,21 @@
 """What a recorded Stripe event does (the job of `POST /stripe/hooks`). Each step is safe to run
 twice: the event is marked handled last, and every step checks the state it acts on.
 
-- payment_intent.succeeded / amount_capturable_updated: a cart not yet completed (the shopper
-  closed the tab after 3-D Secure) is completed through the very completion path the storefront
-  uses (services/checkout/completion.py), under a key of its own, so a webhook racing the shopper
-  makes one order; an intent that succeeded (captured at authorization) marks the order's
-  payment captured. As Medusa's plugin does.
+- payment_intent.succeeded / amount_capturable_updated: for a cart of ours whose payment session
+  is that intent, an internal event (`gateway.payment_ready`, in the same transaction that hands
+  the recorded event over) that checkout hears (services/checkout/paid.py): a cart not yet
+  completed (the shopper closed the tab after 3-D Secure) is completed through the very completion
+  path the storefront uses, under a key of its own, so a webhook racing the shopper makes one
+  order; an intent that succeeded (captured at authorization) marks the order's payment captured.
+  As Medusa's plugin does.
 - payment_intent.payment_failed: logged (a warning for a cart of ours; information for an intent
   that pays nothing here, which is no fault of ours), and recorded on the event.
-- charge.refunded (beyond Medusa): money refunded in Stripe's dashboard shows as one refund.
+- charge.refunded (beyond Medusa): money refunded in Stripe's dashboard shows as one refund, recorded
+  by orders on hearing `gateway.refund_made` (services/orders/gateway_refunds.py).
 - charge.dispute.created (beyond Medusa): a note on the order's timeline.
+
+An event handed over is finished by the area that acts on it (services/payments/gateway_events.py),
+with the outcome of what it did.
 
 Every handler acts on the object as Stripe's API answers it now, retrieved by the id the event
 names: a signed body is a notice that something changed, not a statement of what it is.
@@ -21,17 +27,15 @@ import logging
 import re
 from typing import Any
 
-from models import Cart, GatewayEvent, Note, Order, Payment, PaymentSession
-from services.checkout.completion import Answers, TransientFailure, complete_cart
-from services.core.idempotency import KeyInUse
-from services.core import clock
-from services.core.errors import DomainError
-from services.orders.capture import capture_order
-from services.orders.refunds import record_gateway_refund
+from models import Cart, GatewayEvent, Note, Payment, PaymentSession
+from services.core.db import atomic
+from services.events import names as ev
+from services.events.bus import emit
 from services.payments import get_provider, is_registered
+from services.payments.gateway_events import finish_gateway_event
 from services.payments.stripe.provider import PROVIDER_ID, PROVIDER_IDS
 
-__all__ = ["handle_event", "complete_paid_cart", "HOOK_PATH"]
+__all__ = ["handle_event", "paid_cart", "HOOK_PATH"]
 
 log = logging.getLogger("commerce.stripe")
 
@@ -46,75 +50,68 @@ _OBJECT_OF = {
 _STRIPE_ID = re.compile(r"[A-Za-z0-9_]{1,255}")
 
 
-async def handle_event(event_id: str, answers: Answers) -> str:
-    """Handle the recorded event once; answers (and records) what it did."""
+# What handling an event answers: its outcome, and the internal event (name and data) that hands
+# it over to the area that acts on it (None: handled here, the outcome is final).
+Handled = tuple[str, tuple[str, dict] | None]
+
+
+async def handle_event(event_id: str) -> str:
+    """Handle the recorded event once; answers (and records) what it did, or to whom it went."""
     event = await GatewayEvent.get_or_none(id=event_id)
     if event is None:
         return "gone"
-    if event.handled_at is not None:
+    if event.handled_at is not None or event.outcome is not None:  # handled, or handed over
         return event.outcome or "handled"
-    outcome = await _handle(event, answers)
-    await GatewayEvent.filter(id=event.id, handled_at=None).update(handled_at=clock.now(), outcome=outcome[:2000])
+    outcome, handover = await _handle(event)
+    if handover is None:
+        await finish_gateway_event(event.id, outcome)
+        return outcome
+    name, data = handover
+    async with atomic():
+        await emit(name, gateway_event_id=event.id, **data)
+        await GatewayEvent.filter(id=event.id, handled_at=None).update(outcome=outcome)
     log.info("stripe event %s (%s): %s", event.id, event.type, outcome)
     return outcome
 
 
-async def _handle(event: GatewayEvent, answers: Answers) -> str:
+async def _handle(event: GatewayEvent) -> Handled:
     kind = _OBJECT_OF.get(event.type)
     if kind is None:
-        return "ignored"
+        return "ignored", None
     if not is_registered(PROVIDER_ID):
-        return "ignored: Stripe is not configured"
+        return "ignored: Stripe is not configured", None
     # The signed body only names the object: what it says of money (a status, an amount
     # refunded) is read from Stripe's API now, as the sweep does, never taken from the body.
     object_id = event.data["data"]["object"].get("id")
     if not isinstance(object_id, str) or not _STRIPE_ID.fullmatch(object_id):
-        return "ignored: the event names no Stripe object"
+        return "ignored: the event names no Stripe object", None
     obj = await _api().find(kind, object_id)
     if obj is None:
-        return f"ignored: Stripe has no {kind} {object_id}"
+        return f"ignored: Stripe has no {kind} {object_id}", None
     if event.type in _READY:
-        return await complete_paid_cart(obj, f"stripe:{event.id}", answers)
+        return await paid_cart(obj, f"stripe:{event.id}")
     if event.type == "payment_intent.payment_failed":
-        return await _payment_failed(obj)
+        return await _payment_failed(obj), None
     if event.type == "charge.refunded":
         return await _refunded(obj)
-    return await _disputed(obj)
+    return await _disputed(obj), None
 
 
-async def complete_paid_cart(intent: dict, key: str, answers: Answers) -> str:
-    """The cart an authorized (or succeeded) intent pays for, completed if it is not, and its
-    order's payment marked captured when the intent was captured at Stripe."""
+async def paid_cart(intent: dict, key: str) -> Handled:
+    """An authorized (or succeeded) intent of a cart of ours, handed to checkout to complete the
+    cart if it is not (under the idempotency key `key`) and mark its order's payment captured
+    when the intent was captured at Stripe."""
     cart_id = _cart_id(intent)
     cart = await Cart.get_or_none(id=cart_id) if cart_id else None
     if cart is None:
-        return "ignored: the intent pays no cart of this store"
+        return "ignored: the intent pays no cart of this store", None
     if cart.completed_at is None:
         sessions = await PaymentSession.filter(cart_id=cart.id, provider_id__in=PROVIDER_IDS)
         if not any((s.data or {}).get("id") == intent.get("id") for s in sessions):
-            return "ignored: not the intent of the cart's payment session"
-        try:
-            done = await complete_cart(cart.id, key, path=HOOK_PATH, body={"payment_intent": intent.get("id")},
-                                       answers=answers)
-        except TransientFailure:
-            return "completion stopped; its retry finishes it"
-        except KeyInUse:
-            raise  # another run of this event holds the key: the job's retry finds it done
-        except DomainError as refusal:
-            # Money taken without an order is the worst outcome: an operator must refund it.
-            report = log.error if intent.get("status") == "succeeded" else log.warning
-            report("cart %s paid at Stripe (%s, %s) was not completed: %s", cart.id, intent.get("id"),
-                   intent.get("status"), refusal.message)
-            return f"cart not completed: {refusal.message}"
-        if (done.body or {}).get("type") != "order":
-            return f"cart not completed: {(done.body or {}).get('payment_status') or done.status}"
-    order_id = (await Order.filter(cart_id=cart.id).values_list("id", flat=True) or [None])[0]
-    if order_id is None:
-        return "cart completed without an order"
-    if intent.get("status") == "succeeded":
-        await capture_order(order_id)
-        return f"order {order_id}; payment captured"
-    return f"order {order_id}"
+            return "ignored: not the intent of the cart's payment session", None
+    data = {"cart_id": cart.id, "intent_id": intent.get("id"), "intent_status": intent.get("status"),
+            "key": key, "path": HOOK_PATH}
+    return f"handed to checkout: cart {cart.id}", (ev.GATEWAY_PAYMENT_READY, data)
 
 
 async def _payment_failed(intent: dict) -> str:
@@ -129,13 +126,13 @@ async def _payment_failed(intent: dict) -> str:
     return f"payment failed: {message}"
 
 
-async def _refunded(charge: dict) -> str:
+async def _refunded(charge: dict) -> Handled:
     payment = await _payment_of(charge.get("payment_intent"))
     if payment is None:
-        return "ignored: the charge pays no order of this store"
-    refund = await record_gateway_refund(payment.id, int(charge.get("amount_refunded") or 0),
-                                         f"Refunded in Stripe (charge {charge.get('id')})")
-    return f"refund {refund.id} of {refund.amount} recorded" if refund else "no refund beyond ours"
+        return "ignored: the charge pays no order of this store", None
+    data = {"payment_id": payment.id, "amount_refunded": int(charge.get("amount_refunded") or 0),
+            "note": f"Refunded in Stripe (charge {charge.get('id')})"}
+    return f"handed to orders: payment {payment.id}", (ev.GATEWAY_REFUND_MADE, data)
 
 
 async def _disputed(dispute: dict) -> str:

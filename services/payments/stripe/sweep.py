@@ -3,7 +3,8 @@
 A stripe session of a cart that has no order, untouched for STRIPE_ABANDONED_MINUTES, is read
 back from Stripe:
 - its intent succeeded (the money was taken: captured at authorization) but the webhook never
-  came: the cart is completed, through the same path as the webhook's (handling.py);
+  came: the cart is handed to checkout to complete, through the same path as the webhook's
+  (handling.py: the `gateway.payment_ready` event);
 - its intent holds the shopper's money (`requires_capture`) for a cart that never became an
   order: the hold is released (the intent canceled, with the cart's payment if one was
   authorized), unless a completion of the cart is still running or waiting for its retry;
@@ -20,12 +21,12 @@ import logging
 from datetime import timedelta
 
 from models import Cart, Payment, PaymentSession
-from services.checkout.completion import Answers
 from services.core import clock
 from services.core.db import atomic
 from services.payments import get_provider, is_registered
 from services.payments.authorizations import cancel_authorization, completion_in_flight
-from services.payments.stripe.handling import complete_paid_cart
+from services.events.bus import emit
+from services.payments.stripe.handling import paid_cart
 from services.payments.stripe.provider import PROVIDER_ID, PROVIDER_IDS, session_status
 
 __all__ = ["reconcile_intents", "SWEEP_LIMIT"]
@@ -35,8 +36,8 @@ log = logging.getLogger("commerce.stripe")
 SWEEP_LIMIT = 100  # sessions looked at per run; the next run takes the rest
 
 
-async def reconcile_intents(abandoned_minutes: float, answers: Answers) -> dict[str, list]:
-    """One run of the sweep: what it completed, released and failed on."""
+async def reconcile_intents(abandoned_minutes: float) -> dict[str, list]:
+    """One run of the sweep: what it handed to checkout to complete, released and failed on."""
     done: dict[str, list] = {"completed": [], "released": [], "failed": []}
     if not is_registered(PROVIDER_ID):
         return done
@@ -46,7 +47,7 @@ async def reconcile_intents(abandoned_minutes: float, answers: Answers) -> dict[
     ).exclude(status="canceled").order_by("updated_at").limit(SWEEP_LIMIT)
     for session in sessions:
         try:
-            kind, what = await _reconcile(session, answers)
+            kind, what = await _reconcile(session)
         except Exception as e:  # one intent's failure does not hold up the others
             log.warning("stripe session %s not reconciled: %s", session.id, e)
             done["failed"].append({"session_id": session.id, "error": f"{type(e).__name__}: {e}"[:500]})
@@ -56,14 +57,17 @@ async def reconcile_intents(abandoned_minutes: float, answers: Answers) -> dict[
     return done
 
 
-async def _reconcile(session: PaymentSession, answers: Answers) -> tuple[str | None, dict]:
+async def _reconcile(session: PaymentSession) -> tuple[str | None, dict]:
     intent_id = (session.data or {}).get("id")
     if not intent_id:
         return None, {}
     intent = await get_provider(PROVIDER_ID).api.retrieve_intent(intent_id)
     what = {"cart_id": session.cart_id, "payment_intent": intent_id, "amount": intent.get("amount")}
     if intent.get("status") == "succeeded":
-        outcome = await complete_paid_cart(intent, f"stripe-sweep:{intent_id}", answers)
+        outcome, handover = await paid_cart(intent, f"stripe-sweep:{intent_id}")
+        if handover is not None:
+            name, data = handover
+            await emit(name, gateway_event_id=None, **data)
         log.info("cart %s paid at Stripe without a webhook: %s", session.cart_id, outcome)
         return "completed", {**what, "outcome": outcome}
     if intent.get("status") == "requires_capture":

@@ -99,7 +99,6 @@ async def test_a_replayed_event_is_recorded_and_handled_once(client, stripe_gate
 
 async def test_a_failed_payment_of_our_cart_is_a_warning_recorded_on_the_event(
         client, admin_headers, seeded, stripe_gateway, localstripe_url, caplog):
-    from app.shapes.completion import ApiAnswers
     from services.payments.stripe.handling import handle_event
 
     cart = await stripe_cart(client, admin_headers)
@@ -107,7 +106,7 @@ async def test_a_failed_payment_of_our_cart_is_a_warning_recorded_on_the_event(
         localstripe_url, {"resource_id": cart["id"]}))
     assert (await deliver(client, failed)).status_code == 200
     with caplog.at_level(logging.INFO, logger="commerce.stripe"):
-        outcome = await handle_event(failed["id"], ApiAnswers())
+        outcome = await handle_event(failed["id"])
     assert outcome.startswith("payment failed: ") and outcome != "payment failed: no reason given"
     assert [r.levelno for r in caplog.records if "failed" in r.getMessage()][0] == logging.WARNING
     assert await Order.all().count() == 0
@@ -115,7 +114,6 @@ async def test_a_failed_payment_of_our_cart_is_a_warning_recorded_on_the_event(
 
 async def test_a_failed_payment_of_an_intent_not_ours_is_information_not_an_error(
         client, stripe_gateway, localstripe_url, caplog):
-    from app.shapes.completion import ApiAnswers
     from services.payments.stripe.handling import handle_event
 
     # Given an intent of another integration on the same Stripe account, its card declined
@@ -124,7 +122,7 @@ async def test_a_failed_payment_of_an_intent_not_ours_is_information_not_an_erro
     r = await deliver(client, failed)
     assert r.status_code == 200, r.text
     with caplog.at_level(logging.INFO, logger="commerce.stripe"):
-        outcome = await handle_event(failed["id"], ApiAnswers())
+        outcome = await handle_event(failed["id"])
     # I expect it recorded as ignored and logged below WARNING
     assert outcome.startswith("ignored: the intent pays no cart of this store")
     assert caplog.records and max(r.levelno for r in caplog.records) == logging.INFO

@@ -5,13 +5,17 @@ approves at their bank, the storefront completes the cart, Stripe's webhook mark
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from models import Order, Payment
+from models import GatewayEvent, Order, Payment
 from tests import stripe_fake
 from tests.cart_factories import shopper
 from tests.checkout_factories import complete
+from tests.conftest import BROKER, wait_for
 from tests.stripe_factories import intent_of, offer_stripe, stripe_cart
+from workers.embedded import start_embedded_worker, stop_embedded_worker
 
 METHODS = {"stripe-ideal": "ideal", "stripe-bancontact": "bancontact", "stripe-giropay": "giropay",
            "stripe-blik": "blik", "stripe-przelewy24": "p24"}
@@ -31,9 +35,6 @@ async def test_with_stripe_configured_every_european_method_is_a_provider_a_regi
 @pytest.mark.parametrize("provider_id", sorted(METHODS))
 async def test_a_bank_approved_payment_completes_the_cart_and_the_webhook_marks_it_captured(
         client, admin_headers, seeded, stripe_gateway, localstripe_url, provider_id):
-    from app.shapes.completion import ApiAnswers
-    from services.payments.stripe.handling import handle_event
-
     # Given an EU cart paying with the method's provider: its intent allows that method only
     # and captures when the shopper approves, as Medusa's plugin asks Stripe
     cart = await stripe_cart(client, admin_headers, region="EU", provider_id=provider_id)
@@ -58,7 +59,14 @@ async def test_a_bank_approved_payment_completes_the_cart_and_the_webhook_marks_
         localstripe_url, f"/v1/payment_intents/{intent['id']}"))
     body, headers = stripe_fake.signed(event)
     assert (await client.post("/stripe/hooks", content=body, headers=headers)).status_code == 200
-    assert (await handle_event(event["id"], ApiAnswers())).endswith("payment captured")
+    # (its handling hands the cart to checkout, which captures: a worker runs the jobs)
+    worker = start_embedded_worker(BROKER, asyncio.get_running_loop(), threads=2, worker_timeout=20)
+    try:
+        handled = await wait_for(lambda: GatewayEvent.get_or_none(id=event["id"], handled_at__not_isnull=True),
+                                 timeout=30)
+    finally:
+        await stop_embedded_worker(worker)
+    assert handled.outcome.endswith("payment captured")
     assert (await Order.get(id=order["id"])).payment_status == "captured"
     assert await Order.filter(cart_id=cart["id"]).count() == 1
 

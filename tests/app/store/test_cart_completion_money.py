@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-import services.checkout.completion
+import services.checkout.stages
 from models import Cart, Discount, GiftCard, GiftCardTransaction, IdempotencyKey, Order, Payment
 from tests.cart_factories import discount, gift_card, update_cart
 from tests.checkout_factories import complete, gateway, pay_with, paying_with, ready_cart  # noqa: F401 (fixtures)
@@ -60,7 +60,7 @@ async def test_a_gift_card_spent_before_completion_refuses_it_and_the_same_key_w
 @pytest.fixture
 def card_spent_before_placing(monkeypatch):
     """Between authorization and placement another order spends the gift card named `card`."""
-    real = services.checkout.completion.next_display_id
+    real = services.checkout.stages.next_display_id
     target: dict[str, GiftCard] = {}
 
     async def spent_meanwhile():
@@ -68,7 +68,7 @@ def card_spent_before_placing(monkeypatch):
             await spend(target.pop("card"))
         return await real()
 
-    monkeypatch.setattr(services.checkout.completion, "next_display_id", spent_meanwhile)
+    monkeypatch.setattr(services.checkout.stages, "next_display_id", spent_meanwhile)
     return target
 
 
