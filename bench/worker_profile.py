@@ -77,9 +77,9 @@ async def _run(orders: int, profile: bool, sql: bool) -> None:
     settings = Settings.from_env()
     actors = ("dispatch_event", "send_notification", "deliver_webhook")
     async with open_store(settings):
-        from services import notifications
+        from services import setup
 
-        notifications.configure(settings)
+        setup.configure(settings)  # as the worker process starts
         await _work(actors, False)  # what earlier runs left
         await _place(settings, orders)
         profiler = cProfile.Profile()

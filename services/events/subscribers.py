@@ -1,8 +1,9 @@
 """Who hears events: a registry of subscribers, each with a stable id, the event names it wants
-(or every event) and an async handler given the event. The core's are the notifications and the
-webhooks; a shop adds its own without editing the core through the `commerce.subscribers` entry
-point group (see README "Subscribers"): each entry point names a function called once per process
-with `subscribe`.
+(or every event) and an async handler given the event. The areas' subscribers are registered by
+the composition root (services/setup.py: the notifications and the webhooks, which sit above the
+areas whose events they hear); a shop adds its own without editing the core through the
+`commerce.subscribers` entry point group (see README "Subscribers"): each entry point names a
+function called once per process with `subscribe`.
 
 A handler runs inside a transaction together with its receipt (services/events/dispatch.py): its
 writes and the fact that it handled the event commit together. It may be run again for the same
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Iterable
 
 from models import Event
 
@@ -46,17 +47,15 @@ def unsubscribe(subscriber_id: str) -> None:
     _registry.pop(subscriber_id, None)
 
 
-def load_subscribers() -> None:
-    """The core's subscribers, then the shop's (entry points); once per process."""
+def load_subscribers(registrations: Iterable[Callable[[Callable], None]]) -> None:
+    """The areas' subscribers (`registrations`, each a function given `subscribe`: the
+    composition root's list), then the shop's (entry points); once per process."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    from services.notifications.subscriber import subscribe_notifications
-    from services.webhooks.subscriber import subscribe_webhooks
-
-    subscribe_notifications(subscribe)
-    subscribe_webhooks(subscribe)
+    for register in registrations:
+        register(subscribe)
     for entry in entry_points(group="commerce.subscribers"):
         try:
             entry.load()(subscribe)
@@ -66,5 +65,6 @@ def load_subscribers() -> None:
 
 
 def subscribers_for(name: str) -> list[Subscriber]:
-    load_subscribers()
+    if not _loaded:  # dispatching now would mark the event handled with its subscribers unheard
+        raise RuntimeError("event subscribers are not registered: call services.setup.configure(settings)")
     return [s for s in _registry.values() if s.events is None or name in s.events]
