@@ -3,15 +3,15 @@
 command in workers/cli.py, the scheduler among them), so no process can forget a part.
 
 It hands each area what it reads of the process's settings (file storage, the line and metadata
-bounds, inventory locations, webhooks, the payment gateways, the notification provider) and
-registers the event subscribers. A module directly in `services/` sits above
+bounds, inventory locations, webhooks, the payment gateways, the notification provider, the batch
+jobs' takeover) and registers the event subscribers. A module directly in `services/` sits above
 every area (tests/test_layers.py): it may wire any of them, and an area never imports it."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-from services import files, inventory, notifications, webhooks
+from services import batch_jobs, files, inventory, notifications, webhooks
 from services.carts import line_limits
 from services.core import metadata
 from services.events import subscribers
@@ -40,4 +40,5 @@ def configure(settings) -> None:
     webhooks.configure(settings)  # which addresses webhooks may reach, timeouts
     gateways.configure(settings)  # Stripe when STRIPE_API_KEY is set, and the entry points' gateways
     notifications.configure(settings)  # SMTP or the recording provider, the links' bases
+    batch_jobs.configure(settings)  # JOB_TAKEOVER_SECONDS, when a silent run's lease is taken over
     subscribers.load_subscribers(SUBSCRIBERS)

@@ -17,7 +17,7 @@ ALLOWED = {
     "models": set(),
     "services": {"models"},
     "app": {"services", "models", "jobs"},
-    "jobs": {"services", "models", "app.config", "app.shapes"},  # shapes: what a retried completion answers
+    "jobs": {"services", "models", "app.shapes"},  # shapes: what a retried completion answers
     "workers": {"jobs", "services", "models", "app"},
 }
 
