@@ -171,7 +171,6 @@ STILL_UPWARD = {
     ("users", "notifications"),
     ("store", "orders"),
     ("customers", "notifications"),
-    ("customers", "orders"),
     ("discounts", "carts"),
     ("gift_cards", "carts"),
     ("shipping", "carts"),
