@@ -168,17 +168,13 @@ STILL_UPWARD = {
     ("payments", "checkout"),
     ("payments", "orders"),
     ("regions", "carts"),
-    ("users", "notifications"),
     ("store", "orders"),
-    ("customers", "notifications"),
     ("discounts", "carts"),
     ("gift_cards", "carts"),
     ("shipping", "carts"),
     ("orders", "claims"),
-    ("orders", "notifications"),
     ("orders", "returns"),
     ("orders", "swaps"),
-    ("order_edits", "notifications"),
 }
 
 

@@ -15,8 +15,8 @@ from models import Cart, Customer, Order, PaymentProvider
 from services.core import one_time_tokens
 from services.customers.addresses import set_billing_address
 from services.customers.customers import KEEP, get_customer, update_customer
+from services.customers.password_reset import RESET_TOKEN
 from services.core.db import atomic
-from services.notifications.messages import RESET_TOKEN
 from services.core.passwords import hash_password_async
 from services.payments import get_provider, is_registered
 
