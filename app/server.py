@@ -31,10 +31,7 @@ from app.web.validation import read_json_body, refuse_nul_characters
 from app.web.docs import bp as docs_bp
 from app.web.metrics import bp as metrics_bp, request_finished, request_started
 from app.web.request_log import finish_request, start_request
-from services import files, inventory, webhooks
-from services.carts import line_limits
-from services.checkout.answers import use_answers
-from services.core import metadata
+from services import inventory, setup
 from services.payments import gateways
 
 __all__ = ["create_app"]
@@ -84,14 +81,9 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.blueprint(files_bp)
     app.blueprint(metrics_bp)
     app.blueprint(docs_bp)
-    files.configure(settings)  # the web process's file storage (uploads, exports)
-    line_limits.configure(settings)  # MAX_LINES_PER_ORDER, for the services that add lines
-    metadata.configure(settings)  # METADATA_MAX_BYTES, for every write of metadata
-    if inventory.configure(settings):  # INVENTORY_LOCATIONS: the inventory and stock-location routes
+    setup.configure(settings, answers=ApiAnswers())  # every area, the subscribers (embedded mode runs jobs here)
+    if inventory.enabled():  # INVENTORY_LOCATIONS: the inventory and stock-location routes
         app.blueprint(inventory_admin)
-    webhooks.configure(settings)  # which addresses webhooks may reach (embedded mode sends from here)
-    gateways.configure(settings)  # Stripe when STRIPE_API_KEY is set, and the entry points' gateways
-    use_answers(ApiAnswers())  # what completions finished by this process's jobs answer (embedded mode)
 
     @app.get("/health")
     async def health(request: Request):

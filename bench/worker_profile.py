@@ -77,9 +77,10 @@ async def _run(orders: int, profile: bool, sql: bool) -> None:
     settings = Settings.from_env()
     actors = ("dispatch_event", "send_notification", "deliver_webhook")
     async with open_store(settings):
-        from services import notifications
+        from app.shapes.completion import ApiAnswers
+        from services import setup
 
-        notifications.configure(settings)
+        setup.configure(settings, answers=ApiAnswers())  # as the worker process starts
         await _work(actors, False)  # what earlier runs left
         await _place(settings, orders)
         profiler = cProfile.Profile()

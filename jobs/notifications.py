@@ -1,10 +1,9 @@
 """Message delivery as an actor: a failed send is retried with backoff (about an hour in all);
-the notification row shows each error meanwhile and ends `failed` if every try fails."""
+the notification row shows each error meanwhile and ends `failed` if every try fails. The
+provider is the one the process's start-up chose (services/setup.py)."""
 
 import dramatiq
 
-from app.config import Settings
-from services import notifications
 from services.notifications.delivery import SEND_ACTOR, deliver
 
 
@@ -13,7 +12,4 @@ from services.notifications.delivery import SEND_ACTOR, deliver
     time_limit=120_000,
 )
 async def send_notification(notification_id: str) -> dict:
-    if not notifications.is_configured():
-        # Each process (web, worker) reads its own environment: SMTP_*, STOREFRONT_URL, ADMIN_URL, JWT_SECRET.
-        notifications.configure(Settings.from_env())
     return await deliver(notification_id, max_attempts=send_notification.options["max_retries"] + 1)

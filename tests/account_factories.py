@@ -7,14 +7,19 @@ from types import SimpleNamespace
 
 from sanic import Sanic
 
-from models import Customer, Notification, Order, Region
+from models import Customer, Event, Notification, Order, Region
 from services import notifications
+from services.events.dispatch import dispatch
 from services.orders.display_ids import next_display_id
 from services.notifications.delivery import deliver
+from services.notifications.subscriber import ASKED
 from services.notifications.record import RecordProvider
 from tests.conftest import SETTINGS
 
-__all__ = ["region", "guest_order", "recorder", "deliver_pending", "sent_to", "token_sent_to", "forget_rate_limits"]
+__all__ = [
+    "region", "guest_order", "recorder", "hear_events", "deliver_pending", "sent_to", "token_sent_to",
+    "forget_rate_limits",
+]
 
 
 async def region(name: str = "NA") -> Region:
@@ -39,8 +44,20 @@ def recorder() -> RecordProvider:
     return provider
 
 
+async def hear_events() -> int:
+    """What a worker would do with the events that ask for a message (a password reset, an invite,
+    an order claim, an order edit to confirm): hand each to its subscribers once, so the
+    notifications write the message. Answers how many."""
+    events = await Event.filter(dispatched_at=None, name__in=sorted(ASKED)).order_by("created_at")
+    for event in events:
+        await dispatch(event.id)
+    return len(events)
+
+
 async def deliver_pending() -> int:
-    """What a worker would do: send every pending message once."""
+    """What a worker would do: hear the events that ask for messages, then send every pending
+    message once."""
+    await hear_events()
     pending = await Notification.filter(status="pending").order_by("created_at")
     for note in pending:
         await deliver(note.id, max_attempts=1)

@@ -33,8 +33,9 @@ from tortoise import Tortoise, connections  # noqa: E402
 
 from app.config import Settings  # noqa: E402
 from app.dashboard import DashboardSettings  # noqa: E402
+from app.shapes.completion import ApiAnswers  # noqa: E402
 from app.web.head_deadline import HeadDeadlineProtocol  # noqa: E402
-from services import files, notifications, webhooks  # noqa: E402
+from services import setup  # noqa: E402
 from tests import snapshots  # noqa: E402
 from workers.broker import QUEUES, load_actors, setup_broker  # noqa: E402
 
@@ -78,9 +79,7 @@ SETTINGS = replace(SETTINGS, webhooks_allow_private=True)
 os.environ["DASHBOARD_DIR"] = _temp_dir("commerce-test-dashboard-")
 os.environ["DASHBOARD_AUTOBUILD"] = "false"
 SETTINGS = replace(SETTINGS, dashboard=DashboardSettings(dir=os.environ["DASHBOARD_DIR"], autobuild=False))
-files.configure(SETTINGS)
-webhooks.configure(SETTINGS)
-notifications.configure(SETTINGS)  # the recording provider (no SMTP_HOST in the test settings)
+setup.configure(SETTINGS, answers=ApiAnswers())  # as every process starts: the recording provider (no SMTP_HOST), the subscribers
 BROKER = setup_broker(SETTINGS)
 load_actors()
 

@@ -12,7 +12,8 @@ from models import (
     InventoryItem, InventoryLevel, Product, ProductVariant, ProductVariantInventoryItem, SalesChannelLocation,
     StockLocation,
 )
-from services import inventory
+from app.shapes.completion import ApiAnswers
+from services import inventory, setup
 from services.inventory.levels import create_level
 
 __all__ = ["switched_on", "variant", "item_of", "location", "stocked_item", "sold_from", "levels_of", "inv"]
@@ -81,4 +82,4 @@ async def inv(server, admin_headers):
             client.headers.update(admin_headers)
             yield client
     finally:
-        inventory.configure(SETTINGS)
+        setup.configure(SETTINGS, answers=ApiAnswers())  # the session's own settings again

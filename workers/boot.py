@@ -32,9 +32,7 @@ from tortoise import Tortoise  # noqa: E402
 
 from app.config import Settings  # noqa: E402
 from app.shapes.completion import ApiAnswers  # noqa: E402
-from services import files, inventory, webhooks  # noqa: E402
-from services.checkout.answers import use_answers  # noqa: E402
-from services.payments import gateways  # noqa: E402
+from services import setup  # noqa: E402
 from workers.broker import load_actors, setup_broker  # noqa: E402
 from workers.liveness import BrokerLiveness  # noqa: E402
 from workers.logs import configure_logging  # noqa: E402
@@ -64,11 +62,7 @@ class TortoiseInit(Middleware):
 
 configure_logging()
 settings = Settings.from_env()
-files.configure(settings)  # the worker process's file storage (imports, exports)
-webhooks.configure(settings)  # which addresses webhooks may reach, timeouts
-gateways.configure(settings)  # the gateways the worker's jobs call (Stripe's webhook, the sweeps)
-inventory.configure(settings)  # INVENTORY_LOCATIONS, for the jobs that change stock
-use_answers(ApiAnswers())  # what completions finished by the jobs answer, as the route does
+setup.configure(settings, answers=ApiAnswers())  # every area the jobs read, the event subscribers
 broker = setup_broker(settings)
 broker.add_middleware(TortoiseInit(settings))
 broker.add_middleware(BrokerLiveness(settings.job_takeover_seconds))

@@ -32,9 +32,10 @@ from typing import TextIO
 from tortoise import Tortoise
 
 from app.config import ConfigError, Settings
+from app.shapes.completion import ApiAnswers
 from services.core.errors import DomainError
 from workers.broker import QUEUES
-from services import files
+from services import setup
 from workers.logs import configure_logging
 from workers.progress import MigrationProgress, SeedProgress
 from workers.cli_parser import build_parser as _parser
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
         _fail(f"configuration error: {e}", EX_CONFIG)
     if getattr(args, "target", None):  # `import medusa-v1 --target URL`: the store to move into
         settings = _with_database(settings, args.target)
-    files.configure(settings)  # for every command that reads or writes stored files
+    setup.configure(settings, answers=ApiAnswers())  # every command (the scheduler's too) sets the services up as the web does
     try:
         _check_services(settings, args)
         _run(settings, args)

@@ -17,10 +17,11 @@ from app.web.serialize import COLUMNS, dump_many
 from app.web.validation import AddressFields, Body, Email, NonEmptyStr, parse_body
 from models import Customer
 from services.customers.accounts import (
-    ACCOUNT_RELATIONS, KEEP, AccountChanges, get_account, register_customer, saved_payment_methods, update_account,
+    ACCOUNT_RELATIONS, KEEP, AccountChanges, get_account, saved_payment_methods, update_account,
 )
 from services.customers.addresses import add_address, delete_address, update_address
 from services.customers.password_reset import request_password_reset, reset_password
+from services.orders.sign_up import register_customer
 
 __all__ = ["bp"]
 

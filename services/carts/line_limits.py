@@ -14,7 +14,7 @@ _max_lines = DEFAULT_MAX_LINES
 
 
 def configure(settings) -> int:
-    """Take the process's cap from its settings (the web process at start-up)."""
+    """Take the process's cap from its settings (every process at start-up: services/setup.py)."""
     global _max_lines
     _max_lines = settings.max_lines_per_order
     return _max_lines

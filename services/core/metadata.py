@@ -28,7 +28,7 @@ _max_bytes = DEFAULT_MAX_BYTES
 
 
 def configure(settings) -> int:
-    """Take the process's bound from its settings (the web process at start-up)."""
+    """Take the process's bound from its settings (every process at start-up: services/setup.py)."""
     global _max_bytes
     _max_bytes = settings.metadata_max_bytes
     return _max_bytes

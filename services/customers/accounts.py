@@ -1,5 +1,6 @@
-"""The shopper's own account (`/store/customers`): sign-up, the account as
-its owner sees it, its changes, and the payment methods saved for it.
+"""The shopper's own account (`/store/customers`): the account as its owner sees it, its
+changes, and the payment methods saved for it. Sign-up, which also offers the email's guest
+orders, is the orders area's (services/orders/sign_up.py).
 
 Every function takes the id of the signed-in customer, never one from the request body, so a
 customer can only ever read or change their own account.
@@ -7,26 +8,21 @@ customer can only ever read or change their own account.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any
 
 from models import Cart, Customer, Order, PaymentProvider
 from services.core import one_time_tokens
 from services.customers.addresses import set_billing_address
-from services.customers.customers import KEEP, create_customer, get_customer, update_customer
+from services.customers.customers import KEEP, get_customer, update_customer
+from services.customers.password_reset import RESET_TOKEN
 from services.core.db import atomic
-from services.notifications.messages import RESET_TOKEN
-from services.orders.claims import offer_guest_orders
 from services.core.passwords import hash_password_async
 from services.payments import get_provider, is_registered
 
 __all__ = [
-    "ACCOUNT_RELATIONS", "AccountChanges", "register_customer", "get_account", "update_account",
-    "saved_payment_methods", "KEEP",
+    "ACCOUNT_RELATIONS", "AccountChanges", "get_account", "update_account", "saved_payment_methods", "KEEP",
 ]
-
-log = logging.getLogger("commerce.customers")
 
 # What the store shows with the account (Medusa's defaultStoreCustomersRelations).
 ACCOUNT_RELATIONS = ("shipping_addresses", "billing_address")
@@ -43,22 +39,6 @@ class AccountChanges:
     password: str | None = None
     metadata: dict | None = None
     billing_address: Any = KEEP  # fields (dict), an address id, or None to unset
-
-
-async def register_customer(
-    *, email: str, password: str, first_name: str | None = None, last_name: str | None = None,
-    phone: str | None = None,
-) -> Customer:
-    """A new account (422 when the email has one already). An email that so far only placed
-    guest orders gets its account too, and a message to that email offering those orders."""
-    customer = await create_customer(
-        email=email, password=password, first_name=first_name, last_name=last_name, phone=phone,
-    )
-    try:
-        await offer_guest_orders(customer)
-    except Exception:  # a courtesy: losing it must not fail a sign-up that already happened
-        log.exception("could not offer guest orders to %s", customer.id)
-    return await get_account(customer.id)
 
 
 async def get_account(customer_id: str) -> Customer:

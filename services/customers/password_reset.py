@@ -11,27 +11,27 @@ from models import Customer
 from services.core import one_time_tokens
 from services.core.db import atomic
 from services.core.errors import Unauthorized
-from services.notifications.messages import PASSWORD_RESET, RESET_TOKEN
-from services.notifications.delivery import queue_message
 from services.core.passwords import hash_password_async
+from services.events import names as ev
+from services.events.bus import emit
 from services.users.users import normalize_email
 
-__all__ = ["request_password_reset", "reset_password", "INVALID_TOKEN"]
+__all__ = ["request_password_reset", "reset_password", "INVALID_TOKEN", "RESET_TOKEN"]
 
 INVALID_TOKEN = "Invalid or expired password reset token"
+RESET_TOKEN = "password_reset"  # OneTimeToken.kind, issued when the message leaves
 
 
 async def request_password_reset(email: str) -> None:
-    """Send a reset token to the account with this email, if there is one. The caller answers
-    the same either way, so the request tells nobody whether an account exists."""
+    """Send a reset token to the account with this email, if there is one: Medusa's
+    `customer.password_reset`, which the notifications hear (the token is made when the message
+    leaves, never put in the event). The caller answers the same either way, so the request
+    tells nobody whether an account exists."""
     customer = await Customer.get_or_none(email=normalize_email(email), has_account=True, deleted_at=None)
     if customer is None:
         return
-    await queue_message(
-        PASSWORD_RESET, to=customer.email, customer_id=customer.id, resource_id=customer.id,
-        data={"id": customer.id, "email": customer.email, "first_name": customer.first_name,
-              "last_name": customer.last_name},
-    )
+    await emit(ev.CUSTOMER_PASSWORD_RESET, id=customer.id, email=customer.email, first_name=customer.first_name,
+               last_name=customer.last_name)
 
 
 async def reset_password(email: str, token: str, password: str) -> Customer:

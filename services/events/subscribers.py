@@ -1,9 +1,10 @@
 """Who hears events: a registry of subscribers, each with a stable id, the event names it wants
 (or every event Medusa names: an internal one, services/events/names.py, reaches only those that
-name it) and an async handler given the event. The core's are the notifications, the webhooks,
-and checkout's and orders' of what a gateway said; a shop adds its own without editing the core through the `commerce.subscribers` entry
-point group (see README "Subscribers"): each entry point names a function called once per process
-with `subscribe`.
+name it) and an async handler given the event. The areas' subscribers are registered by the
+composition root (services/setup.py: the notifications and the webhooks, which sit above the areas
+whose events they hear, and checkout's and orders' of what a gateway said); a shop adds its own without editing the core through the
+`commerce.subscribers` entry point group (see README "Subscribers"): each entry point names a
+function called once per process with `subscribe`.
 
 A handler runs inside a transaction together with its receipt (services/events/dispatch.py): its
 writes and the fact that it handled the event commit together. It may be run again for the same
@@ -14,7 +15,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Iterable
 
 from models import Event
 from services.events.names import INTERNAL_EVENT_NAMES
@@ -48,21 +49,15 @@ def unsubscribe(subscriber_id: str) -> None:
     _registry.pop(subscriber_id, None)
 
 
-def load_subscribers() -> None:
-    """The core's subscribers, then the shop's (entry points); once per process."""
+def load_subscribers(registrations: Iterable[Callable[[Callable], None]]) -> None:
+    """The areas' subscribers (`registrations`, each a function given `subscribe`: the
+    composition root's list), then the shop's (entry points); once per process."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    from services.notifications.subscriber import subscribe_notifications
-    from services.webhooks.subscriber import subscribe_webhooks
-    from services.checkout.paid import subscribe_checkout
-    from services.orders.gateway_refunds import subscribe_orders
-
-    subscribe_notifications(subscribe)
-    subscribe_webhooks(subscribe)
-    subscribe_checkout(subscribe)
-    subscribe_orders(subscribe)
+    for register in registrations:
+        register(subscribe)
     for entry in entry_points(group="commerce.subscribers"):
         try:
             entry.load()(subscribe)
@@ -72,6 +67,7 @@ def load_subscribers() -> None:
 
 
 def subscribers_for(name: str) -> list[Subscriber]:
-    load_subscribers()
+    if not _loaded:  # dispatching now would mark the event handled with its subscribers unheard
+        raise RuntimeError("event subscribers are not registered: call services.setup.configure(settings)")
     every = name not in INTERNAL_EVENT_NAMES  # an internal event is heard only by who names it
     return [s for s in _registry.values() if (s.events is None and every) or (s.events and name in s.events)]

@@ -49,7 +49,7 @@ def storage_for(settings) -> FileStorage:
 
 
 def configure(settings) -> FileStorage:
-    """Set the process's storage from its settings (web, worker and CLI each call this once)."""
+    """Set the process's storage from its settings (every process at start-up: services/setup.py)."""
     global _current
     _current = storage_for(settings)
     return _current
@@ -57,5 +57,5 @@ def configure(settings) -> FileStorage:
 
 def storage() -> FileStorage:
     if _current is None:
-        raise RuntimeError("file storage is not configured: call services.files.configure(settings)")
+        raise RuntimeError("file storage is not configured: call services.setup.configure(settings)")
     return _current

@@ -20,7 +20,7 @@ _enabled = False
 
 
 def configure(settings) -> bool:
-    """Take INVENTORY_LOCATIONS from the process's settings (web, worker and CLI at start-up)."""
+    """Take INVENTORY_LOCATIONS from the process's settings (every process at start-up: services/setup.py)."""
     global _enabled
     _enabled = bool(getattr(settings, "inventory_locations", False))
     return _enabled

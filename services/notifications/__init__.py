@@ -22,6 +22,7 @@ _storefront_url = "http://localhost:8000"
 _admin_url = "http://localhost:7001"
 _invite_origins: tuple[str, ...] = (_admin_url,)  # where an invitation's link may go (Settings.invite_origins)
 _signing_secret: str | None = None  # JWT_SECRET: the team's messages carry JWTs the dashboard reads
+_warn_unsent = False  # production without SMTP_HOST: said once, by the first message sent
 
 
 def provider_for(settings) -> NotificationProvider:
@@ -35,15 +36,16 @@ def provider_for(settings) -> NotificationProvider:
 
 
 def configure(settings) -> NotificationProvider:
-    """Set the process's provider and link base from its settings."""
-    global _provider, _storefront_url, _admin_url, _invite_origins, _signing_secret
+    """Set the process's provider and link base from its settings (every process at start-up:
+    services/setup.py)."""
+    global _provider, _storefront_url, _admin_url, _invite_origins, _signing_secret, _warn_unsent
     _provider = provider_for(settings)
     _storefront_url = settings.storefront_url.rstrip("/")
     _admin_url = settings.admin_url.rstrip("/")
     _invite_origins = settings.invite_origins
     _signing_secret = settings.jwt_secret
-    if getattr(settings, "production", False) and _provider.id == "record":
-        log.warning("no SMTP_HOST: messages (password reset, order claim) are recorded but reach nobody")
+    # Said where messages are sent, not by every process that starts (a `commerce migrate`).
+    _warn_unsent = bool(getattr(settings, "production", False)) and _provider.id == "record"
     return _provider
 
 
@@ -52,8 +54,12 @@ def is_configured() -> bool:
 
 
 def provider() -> NotificationProvider:
+    global _warn_unsent
     if _provider is None:
-        raise RuntimeError("notifications are not configured: call services.notifications.configure(settings)")
+        raise RuntimeError("notifications are not configured: call services.setup.configure(settings)")
+    if _warn_unsent:
+        _warn_unsent = False
+        log.warning("no SMTP_HOST: messages (password reset, order claim) are recorded but reach nobody")
     return _provider
 
 
@@ -71,5 +77,5 @@ def invite_origins() -> tuple[str, ...]:
 
 def signing_secret() -> str:
     if _signing_secret is None:
-        raise RuntimeError("notifications are not configured: call services.notifications.configure(settings)")
+        raise RuntimeError("notifications are not configured: call services.setup.configure(settings)")
     return _signing_secret

@@ -1,7 +1,8 @@
-"""Messages as jobs. Asking for one writes a `notification` row (pending) and its job in the
-caller's transaction (the outbox); the worker then makes the message's token, sends it through
-the configured provider and records the outcome on the row. A failed delivery is raised so the
-job is retried with backoff; the row keeps the error, and ends `failed` when retries run out.
+"""Messages as jobs. Asking for one (the notifications' subscriber does, for the event that calls
+for it) writes a `notification` row (pending) and its job in the caller's transaction (the
+outbox); the worker then makes the message's token, sends it through the configured provider and
+records the outcome on the row. A failed delivery is raised so the job is retried with backoff;
+the row keeps the error, and ends `failed` when retries run out.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from services.notifications.order_messages import ORDER_KINDS, compose_order, wi
 from services.notifications import OutgoingMessage, admin_url, invite_origins, provider, signing_secret, storefront_url
 from services.users.invite_links import safe_invite_link_template
 from services.users.team_tokens import invite_token, reset_token
-from services.events.bus import emit
 
 __all__ = ["SEND_ACTOR", "queue_message", "deliver"]
 
@@ -39,8 +39,6 @@ async def queue_message(
             customer_id=customer_id, to=to, data=data, status="pending",
         )
         await outbox.enqueue(SEND_ACTOR, note.id)
-        if event_name not in ORDER_KINDS:  # a message asked for directly: its event is told too, token-free
-            await emit(event_name, **data)
     return note
 
 

@@ -12,23 +12,29 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import urlencode
 
+from services.customers.password_reset import RESET_TOKEN
+from services.events import names as ev
+from services.orders.claims import CLAIM_REQUESTED, CLAIM_TOKEN
+from services.users.password_reset import USER_RESET_TOKEN
+
 __all__ = [
-    "PASSWORD_RESET", "ORDER_CLAIM", "ORDER_EDIT_REQUESTED", "RESET_TOKEN", "CLAIM_TOKEN", "MASK", "Composed", "TokenRequest", "token_request",
-    "compose", "resource_type", "INVITE_CREATED", "USER_PASSWORD_RESET", "USER_RESET_TOKEN",
+    "PASSWORD_RESET", "ORDER_CLAIM", "ORDER_EDIT_REQUESTED", "RESET_TOKEN", "CLAIM_TOKEN", "MASK", "Composed",
+    "TokenRequest", "token_request", "compose", "resource_type", "INVITE_CREATED", "USER_PASSWORD_RESET",
+    "USER_RESET_TOKEN",
 ]
 
-PASSWORD_RESET = "customer.password_reset"  # data: id, email, first_name, last_name
+# Each kind is the event that asks for it (services/notifications/subscriber.py); the one-time
+# token kinds are the areas' that spend the tokens (customers, orders, users).
+PASSWORD_RESET = ev.CUSTOMER_PASSWORD_RESET  # data: id, email, first_name, last_name
 # data: old_email, new_customer_id, orders (Medusa's); display_ids, account_email, signed_in_only (ours)
-ORDER_CLAIM = "order-update-token.created"
+ORDER_CLAIM = CLAIM_REQUESTED
 # data: id (the edit), order_id, display_id, difference_due, currency_code, payment_collection_id.
 # No token: the edit's id is what lets the shopper open it (as in Medusa v1).
-ORDER_EDIT_REQUESTED = "order-edit.requested"
+ORDER_EDIT_REQUESTED = ev.ORDER_EDIT_REQUESTED
 # data: id, user_email, role. The token is made from the invite's row when the message leaves
 # (services/users/team_tokens.py), not a one-time token: the admin can copy the same link.
-INVITE_CREATED = "invite.created"
-USER_PASSWORD_RESET = "user.password_reset"  # data: id, email, first_name, last_name (a back-office user)
-RESET_TOKEN, CLAIM_TOKEN = "password_reset", "order_claim"  # OneTimeToken.kind
-USER_RESET_TOKEN = "user_password_reset"
+INVITE_CREATED = ev.INVITE_CREATED
+USER_PASSWORD_RESET = ev.USER_PASSWORD_RESET  # data: id, email, first_name, last_name (a back-office user)
 MASK = "[token]"
 
 

@@ -31,8 +31,6 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
-from services.notifications.messages import ORDER_EDIT_REQUESTED
-from services.notifications.delivery import queue_message
 from services.order_edits.items import (
     add_line, apply_stock, change_quantity, clone_order_items, delete_edit_lines, remove_line, undo_change,
 )
@@ -48,7 +46,7 @@ __all__ = [
     "TRANSITIONS",
 ]
 
-REQUESTED_EVENT = ORDER_EDIT_REQUESTED  # the message asking the shopper to confirm
+REQUESTED_EVENT = ev.ORDER_EDIT_REQUESTED  # the notifications hear it and ask the shopper to confirm
 NO_ITEMS = "An order edit cannot remove every item of the order; cancel the order instead"
 
 
@@ -213,13 +211,10 @@ async def _request(edit: OrderEdit, order: Order, requested_by: str, description
     if due > 0:
         edit.payment_collection_id = (await create_collection(order, due, requested_by, description)).id
     await edit.save(update_fields=["requested_at", "requested_by", "payment_collection_id", "updated_at"])
-    if not order.no_notification:
-        await queue_message(
-            REQUESTED_EVENT, to=order.email, customer_id=order.customer_id, resource_id=edit.id,
-            data={
-                "id": edit.id, "order_id": order.id, "display_id": order.display_id, "difference_due": due,
-                "currency_code": order.currency_code, "payment_collection_id": edit.payment_collection_id,
-            },
+    if not order.no_notification:  # nor the event then, as before the notifications heard it
+        await emit(
+            REQUESTED_EVENT, id=edit.id, order_id=order.id, display_id=order.display_id, difference_due=due,
+            currency_code=order.currency_code, payment_collection_id=edit.payment_collection_id,
         )
 
 

@@ -21,8 +21,8 @@ from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
 from services.core.passwords import hash_password_async
 from services.core.tokens import new_secret
-from services.notifications.delivery import queue_message
-from services.notifications.messages import INVITE_CREATED
+from services.events import names as ev
+from services.events.bus import emit
 from services.users.roles import require_admin
 from services.users.team_tokens import INVITE_TTL, invite_claims, invite_token, nonce_matches
 from services.users.users import normalize_email
@@ -52,10 +52,10 @@ def _renew(invite: Invite) -> None:
 
 
 async def _send(invite: Invite) -> None:
-    await queue_message(
-        INVITE_CREATED, to=invite.user_email, resource_id=invite.id,
-        data={"id": invite.id, "user_email": invite.user_email, "role": invite.role},
-    )
+    """Medusa's `invite.created`, in the caller's transaction: the notifications hear it and send
+    the link, whose token is made from the invite's row when the message leaves (never in the
+    event, which webhooks hear too)."""
+    await emit(ev.INVITE_CREATED, id=invite.id, user_email=invite.user_email, role=invite.role)
 
 
 async def invite_user(actor: User, email: str, role: str) -> Invite:

@@ -13,26 +13,27 @@ from models import OneTimeToken, User
 from services.core import one_time_tokens
 from services.core.db import atomic
 from services.core.errors import Unauthorized
-from services.notifications.delivery import queue_message
-from services.notifications.messages import USER_PASSWORD_RESET, USER_RESET_TOKEN
+from services.events import names as ev
+from services.events.bus import emit
 from services.users.team_tokens import reset_claims
 from services.users.users import forget_cached_user, normalize_email, set_user_password
 
-__all__ = ["request_password_reset", "reset_password", "INVALID_TOKEN"]
+__all__ = ["request_password_reset", "reset_password", "INVALID_TOKEN", "USER_RESET_TOKEN"]
 
 INVALID_TOKEN = "Invalid or expired password reset token"
+USER_RESET_TOKEN = "user_password_reset"  # OneTimeToken.kind, issued when the message leaves
 
 
 async def request_password_reset(email: str) -> None:
-    """Send a reset token to the user with this email, if there is one. The caller answers the
-    same either way, so the request tells nobody whether a user exists."""
+    """Send a reset token to the user with this email, if there is one: Medusa's
+    `user.password_reset`, which the notifications hear (the token is made when the message
+    leaves, never put in the event). The caller answers the same either way, so the request
+    tells nobody whether a user exists."""
     user = await User.get_or_none(email=normalize_email(email), deleted_at=None)
     if user is None:
         return
-    await queue_message(
-        USER_PASSWORD_RESET, to=user.email, resource_id=user.id,
-        data={"id": user.id, "email": user.email, "first_name": user.first_name, "last_name": user.last_name},
-    )
+    await emit(ev.USER_PASSWORD_RESET, id=user.id, email=user.email, first_name=user.first_name,
+               last_name=user.last_name)
 
 
 async def reset_password(secret: str, token: str, password: str, email: str | None = None) -> User:

@@ -22,8 +22,8 @@ _settings: WebhookSettings = WebhookSettings()
 
 
 def configure(settings) -> None:
-    """Every process that saves endpoints or sends deliveries calls this at boot (the web
-    processes, the workers); unconfigured, the defaults apply (public addresses only)."""
+    """Every process calls this at start-up (services/setup.py); unconfigured, the defaults
+    apply (public addresses only)."""
     global _settings
     _settings = WebhookSettings(
         settings.webhooks_allow_private, settings.webhook_timeout_seconds, settings.webhook_disable_after_seconds,

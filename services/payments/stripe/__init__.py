@@ -20,16 +20,13 @@ def build_providers(settings) -> list[StripeProvider]:
     return [StripeProvider(
         api, provider_id=provider_id, capture=settings.stripe_capture,
         automatic_payment_methods=settings.stripe_automatic_payment_methods,
-        payment_description=settings.stripe_payment_description,
+        payment_description=settings.stripe_payment_description, webhook_secret=settings.stripe_webhook_secret,
     ) for provider_id in PROVIDER_IDS]
 
 
 def configure(settings) -> StripeProvider | None:
     """Register the providers when the settings name an API key; answers the card provider, whose
-    API client they share (None: not configured)."""
-    from services.payments.stripe.webhooks import set_secret
-
-    set_secret(settings.stripe_webhook_secret if settings.stripe_api_key else None)
+    API client and webhook secret they share (None: not configured)."""
     if not settings.stripe_api_key:
         for provider_id in PROVIDER_IDS:
             unregister(provider_id)

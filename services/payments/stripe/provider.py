@@ -52,9 +52,11 @@ def session_status(intent: dict) -> str:
 
 class StripeProvider:
     def __init__(self, api: StripeApi, *, provider_id: str = PROVIDER_ID, capture: bool = False,
-                 automatic_payment_methods: bool = False, payment_description: str | None = None):
+                 automatic_payment_methods: bool = False, payment_description: str | None = None,
+                 webhook_secret: str | None = None):
         self.id = provider_id
         self.api = api
+        self.webhook_secret = webhook_secret  # STRIPE_WEBHOOK_SECRET: what POST /stripe/hooks verifies against
         self.method_type = METHOD_PROVIDERS.get(provider_id)  # None: cards (`stripe`)
         self.capture_at_once = capture or self.method_type is not None
         self.automatic_payment_methods = automatic_payment_methods

@@ -20,9 +20,10 @@ from models import GatewayEvent
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData
+from services.payments import get_provider, is_registered
 from services.payments.stripe.provider import PROVIDER_ID
 
-__all__ = ["receive_event", "set_secret", "purge_handled", "HANDLE_ACTOR", "TOLERANCE_SECONDS", "KEPT_SECONDS"]
+__all__ = ["receive_event", "purge_handled", "HANDLE_ACTOR", "TOLERANCE_SECONDS", "KEPT_SECONDS"]
 
 HANDLE_ACTOR = "handle_stripe_event"
 TOLERANCE_SECONDS = 300  # Stripe's own libraries' default
@@ -30,14 +31,6 @@ MAX_EVENT_ID_LENGTH = 255
 # Stripe retries a delivery for up to three days: a handled event is kept well past that, so a
 # late repeat is still recognised, then purged by the maintenance.
 KEPT_SECONDS = 30 * 86400.0
-
-_secret: str | None = None
-
-
-def set_secret(secret: str | None) -> None:
-    global _secret
-    _secret = secret
-
 
 async def receive_event(payload: bytes, signature: str | None) -> bool:
     """Verify and record the event; True when it is new (its job asked for), False for a repeat."""
@@ -61,13 +54,15 @@ async def purge_handled(kept: float = KEPT_SECONDS) -> int:
 def _verified(payload: bytes, signature: str | None) -> dict:
     import stripe  # on first use: see client.py
 
-    if not _secret:
+    # The secret travels with the registered provider (STRIPE_API_KEY and STRIPE_WEBHOOK_SECRET).
+    secret = get_provider(PROVIDER_ID).webhook_secret if is_registered(PROVIDER_ID) else None
+    if not secret:
         raise InvalidData("Webhook Error: Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET)")
     if not signature:
         raise InvalidData("Webhook Error: the Stripe-Signature header is missing")
     try:
         text = payload.decode("utf-8")
-        stripe.WebhookSignature.verify_header(text, signature, _secret, TOLERANCE_SECONDS)
+        stripe.WebhookSignature.verify_header(text, signature, secret, TOLERANCE_SECONDS)
     except UnicodeDecodeError:
         raise InvalidData("Webhook Error: the body is not UTF-8") from None
     except stripe.SignatureVerificationError as e:

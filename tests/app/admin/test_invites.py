@@ -11,7 +11,7 @@ from models import Invite, Notification, Store, User
 from services.core import clock
 from services.notifications.messages import INVITE_CREATED, MASK
 from services.users.users import create_user
-from tests.account_factories import deliver_pending, sent_to, token_sent_to
+from tests.account_factories import deliver_pending, hear_events, sent_to, token_sent_to
 from tests.conftest import SETTINGS, count_queries, requires_postgres
 
 INVITE_KEYS = {"id", "user_email", "role", "accepted", "token", "expires_at", "metadata", "created_at", "updated_at",
@@ -71,6 +71,7 @@ async def test_a_member_can_neither_invite_nor_see_the_links(client, admin, admi
 async def test_an_admin_invites_a_colleague_who_accepts_and_signs_in(client, admin_headers, mailbox):
     # Given an admin who invites a colleague as a developer
     invite = await _invite(client, admin_headers, "Ada@Test.com", "developer")
+    await hear_events()  # the worker dispatches the request's event: the notifications write the message
     [note] = await Notification.filter(event_name=INVITE_CREATED)
     assert (note.to, note.resource_type, note.resource_id, note.status) == ("ada@test.com", "invite", invite.id,
                                                                            "pending")

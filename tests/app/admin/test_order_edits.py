@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from models import Job, LineItem, Notification, Order, OrderEdit, OrderItemChange, Payment, PaymentCollection, ProductVariant
+from tests.account_factories import hear_events
 from tests.cart_factories import discount
 from tests.conftest import count_queries
 from tests.order_edit_factories import (
@@ -294,6 +295,7 @@ async def test_a_request_makes_a_collection_of_the_amount_due_and_asks_the_shopp
         "order_edit", "One more cap", admin.id,
     )
     # and a message to the order's email, sent by a job once committed
+    await hear_events()  # the worker dispatches the request's event: the notifications write the message
     [note] = await Notification.filter(event_name="order-edit.requested")
     assert (note.to, note.resource_type, note.resource_id) == ("jane@example.com", "order-edit", edit["id"])
     assert (note.data["order_id"], note.data["difference_due"]) == (order["id"], 1750)
@@ -301,6 +303,7 @@ async def test_a_request_makes_a_collection_of_the_amount_due_and_asks_the_shopp
     # Asking again changes nothing: one collection, one message
     again = await request(client, admin_headers, edit)
     assert (again["requested_at"], again["payment_collection_id"]) == (edit["requested_at"], collection["id"])
+    await hear_events()
     assert await PaymentCollection.all().count() == 1 and await Notification.all().count() == 1
 
 
@@ -315,6 +318,7 @@ async def test_an_order_marked_no_notification_gets_no_message(client, admin_hea
     order = await place(client)
     await Order.filter(id=order["id"]).update(no_notification=True)
     await requested_edit_of(client, admin_headers, order)
+    await hear_events()
     assert await Notification.all().count() == 0
 
 
@@ -510,6 +514,7 @@ async def test_requesting_confirmation_sends_the_shopper_a_link_to_the_edit(clie
 
     # Given an edit that adds a cap to an EU order, sent to the shopper
     _, edit = await requested_edit(client, admin_headers)
+    await hear_events()  # the worker dispatches the request's event: the notifications write the message
     note = await Notification.get(resource_id=edit["id"])
     # When the worker delivers the message
     outcome = await deliver(note.id, max_attempts=3)
@@ -527,6 +532,7 @@ async def test_a_message_for_an_edit_declined_meanwhile_is_not_sent(client, admi
 
     _, edit = await requested_edit(client, admin_headers)
     assert (await client.post(f"/store/order-edits/{edit['id']}/decline", json={})).status_code == 200
+    await hear_events()  # the worker dispatches the request's event: the notifications write the message
     note = await Notification.get(resource_id=edit["id"])
     outcome = await deliver(note.id, max_attempts=3)
     assert "dropped" in outcome

@@ -13,7 +13,8 @@ import pytest
 
 from app.web.files import links_for
 from app.server import create_app
-from services import files
+from app.shapes.completion import ApiAnswers
+from services import files, setup
 from tests.conftest import SETTINGS, running, settings
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
@@ -351,4 +352,4 @@ async def test_with_s3_storage_uploads_land_in_the_bucket_and_protected_links_ar
             assert r.status_code == 200
             assert "Contents" not in s3.list_objects_v2(Bucket=bucket, Prefix="protected/")
     finally:
-        files.configure(SETTINGS)  # the rest of the session stores locally again
+        setup.configure(SETTINGS, answers=ApiAnswers())  # the rest of the session stores locally again

@@ -11,7 +11,9 @@ from services import payments
 from services.notifications.messages import ORDER_CLAIM
 from services.orders.claims import SIGN_IN_FIRST
 from services.core.passwords import verify_password
-from tests.account_factories import forget_rate_limits, guest_order, recorder, region, sent_to, token_sent_to
+from tests.account_factories import (
+    forget_rate_limits, guest_order, hear_events, recorder, region, sent_to, token_sent_to,
+)
 from tests.cart_factories import shopper
 
 ME_KEYS = {
@@ -61,6 +63,7 @@ async def test_an_email_with_only_guest_orders_becomes_an_account_and_is_offered
     account = r.json()["customer"]
     assert account["has_account"] is True
     # The guest orders wait for proof that the email is the shopper's: a claim message to it.
+    await hear_events()  # the worker dispatches the request's event: the notifications write the message
     [note] = await Notification.filter(event_name=ORDER_CLAIM)
     assert note.to == "james@bond.com"
     assert note.data["orders"] == [order.id] and note.data["new_customer_id"] == account["id"]

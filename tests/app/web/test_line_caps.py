@@ -9,6 +9,8 @@ import pytest
 
 from app.config import ConfigError, Settings
 from models import Cart, DraftOrder, LineItem, MoneyAmount, Product, ProductVariant, SalesChannel, ShippingProfile
+from app.shapes.completion import ApiAnswers
+from services import setup
 from services.carts import line_limits
 from services.store.defaults import get_store
 from tests.cart_factories import add_item, region_id
@@ -103,7 +105,7 @@ async def test_a_draft_order_of_500_lines_refuses_one_more_but_not_a_changed_qua
 def cap_of_three():
     line_limits.configure(settings(max_lines_per_order=3))
     yield 3
-    line_limits.configure(SETTINGS)
+    setup.configure(SETTINGS, answers=ApiAnswers())
 
 
 async def test_an_order_edit_refuses_a_line_past_the_configured_cap(client, admin_headers, seeded, cap_of_three):

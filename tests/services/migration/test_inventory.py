@@ -19,7 +19,8 @@ import pytest
 from models import (
     InventoryItem, InventoryLevel, ProductVariant, ProductVariantInventoryItem, SalesChannelLocation, StockLocation, Store,
 )
-from services import inventory
+from app.shapes.completion import ApiAnswers
+from services import inventory, setup
 from services.inventory.switch_on import DEFAULT_LOCATION_NAME, switch_on
 from services.migration.medusa_v1 import Progress, move
 from tests.services.migration.conftest import _psql, _server, PG_ADMIN_URL
@@ -151,7 +152,7 @@ async def server_on(client):
         async with running(app) as on:
             yield on
     finally:
-        inventory.configure(SETTINGS)
+        setup.configure(SETTINGS, answers=ApiAnswers())  # the session's own settings again
 
 
 async def _sign_in(client) -> None:

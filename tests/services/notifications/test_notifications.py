@@ -17,6 +17,7 @@ from services.notifications.record import RecordProvider
 from services.notifications.smtp import SmtpProvider
 from services.customers.password_reset import request_password_reset, reset_password
 from services.core.passwords import hash_password
+from tests.account_factories import hear_events
 from tests.conftest import SETTINGS, _free_port, settings
 
 
@@ -81,6 +82,7 @@ async def test_a_reset_sent_by_smtp_carries_a_link_whose_token_resets_the_passwo
                                      storefront_url="https://shop.example/"))
     customer = await Customer.create(email="jane@example.com", has_account=True, password_hash=hash_password("old"))
     await request_password_reset("Jane@Example.com")
+    await hear_events()  # the worker dispatches the request's event: the notifications write the message
     [note] = await Notification.all()
     assert (await deliver(note.id, max_attempts=1))["provider_id"] == "smtp"
 
@@ -119,6 +121,7 @@ async def test_a_failed_send_is_recorded_and_leaves_no_usable_token(monkeypatch)
     monkeypatch.setattr(notifications, "_provider", Down())
     await Customer.create(email="jane@example.com", has_account=True, password_hash=hash_password("old"))
     await request_password_reset("jane@example.com")
+    await hear_events()  # the worker dispatches the request's event: the notifications write the message
     [note] = await Notification.all()
     with pytest.raises(ConnectionRefusedError):
         await deliver(note.id, max_attempts=2)
