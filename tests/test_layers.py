@@ -177,10 +177,8 @@ STILL_UPWARD = {
     ("discounts", "carts"),
     ("gift_cards", "carts"),
     ("shipping", "carts"),
-    ("orders", "claims"),
     ("orders", "notifications"),
     ("orders", "returns"),
-    ("orders", "swaps"),
     ("order_edits", "notifications"),
 }
 
