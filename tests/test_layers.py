@@ -178,7 +178,6 @@ STILL_UPWARD = {
     ("gift_cards", "carts"),
     ("shipping", "carts"),
     ("orders", "notifications"),
-    ("orders", "returns"),
     ("order_edits", "notifications"),
 }
 
