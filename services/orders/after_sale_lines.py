@@ -1,6 +1,9 @@
-"""A new line for a placed order's after-sale (a claim's replacement; later a swap's new item):
-the variant priced for the order's region and customer as a cart prices it, and taxed at the
-region's rates for its product."""
+"""A new line for a placed order's after-sale (a claim's replacement, a swap's new item): the
+variant priced for the order's region and customer as a cart prices it, and taxed at the
+region's rates for its product.
+
+It lives in orders, the area below both claims and swaps, so that neither imports the other for
+it: the line is an order's line, owned by the after-sale's column (`claim_order_id`, `swap_id`)."""
 
 from __future__ import annotations
 
