@@ -13,7 +13,7 @@ from pydantic_core import PydanticCustomError
 from sanic import Blueprint, Request
 
 from app.shapes.draft_orders import DRAFT_COLUMNS, draft_order_json, draft_orders_json
-from app.shapes.orders import ADMIN_RELATIONS, order_json
+from app.shapes.orders import ADMIN_RELATIONS, order_json, with_claims_and_swaps
 from app.web.query import DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import deleted, json
 from app.web.validation import (
@@ -223,4 +223,5 @@ async def delete_line(request: Request, draft_id: str, line_id: str):
 @bp.post("/<draft_id:str>/pay")
 async def pay(request: Request, draft_id: str):
     # No body: whatever is sent is ignored, as in Medusa v1.
-    return json({"order": order_json(await pay_draft_order(draft_id), ADMIN_RELATIONS)})
+    [view] = await with_claims_and_swaps([await pay_draft_order(draft_id)])
+    return json({"order": order_json(view, ADMIN_RELATIONS)})

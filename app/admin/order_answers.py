@@ -10,7 +10,7 @@ from sanic import Request
 from sanic.response import HTTPResponse
 
 from app.shapes.order_query import ADMIN_ONE, only_keys
-from app.shapes.orders import order_json
+from app.shapes.orders import order_json, with_claims_and_swaps
 from app.web.keyed import keyed_json
 from app.web.responses import json
 from services.orders.view import ADMIN_NOT_FOUND, load_order_view
@@ -20,7 +20,8 @@ __all__ = ["order_answer", "keyed_order", "moved_order"]
 
 async def order_answer(request: Request, order_id: str) -> dict:
     q = only_keys(request.query_string, ADMIN_ONE)
-    return {"order": order_json(await load_order_view(order_id, message=ADMIN_NOT_FOUND), q.relations, q.fields)}
+    [view] = await with_claims_and_swaps([await load_order_view(order_id, message=ADMIN_NOT_FOUND)])
+    return {"order": order_json(view, q.relations, q.fields)}
 
 
 async def keyed_order(

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from sanic import Blueprint, Request
 
 from app.admin.order_answers import keyed_order, moved_order, order_answer
-from app.shapes.orders import order_json
+from app.shapes.orders import order_json, with_claims_and_swaps
 from app.shapes.order_query import ADMIN_ONE, admin_list_query, admin_one_query, only_keys, order_filter
 from app.web.responses import json
 from app.web.validation import (
@@ -49,7 +49,7 @@ async def list_(request: Request):
     q = admin_list_query(request.query_string)
     views, count = await list_orders(order_filter(q.filters), q.find())
     return json({
-        "orders": [order_json(v, q.relations, q.fields) for v in views],
+        "orders": [order_json(v, q.relations, q.fields) for v in await with_claims_and_swaps(views)],
         "count": count, "offset": q.offset, "limit": q.limit,
     })
 
@@ -57,7 +57,7 @@ async def list_(request: Request):
 @bp.get("/<order_id:str>")
 async def get(request: Request, order_id: str):
     q, returnable = admin_one_query(request.query_string)
-    view = await load_order_view(order_id, message=ADMIN_NOT_FOUND)
+    [view] = await with_claims_and_swaps([await load_order_view(order_id, message=ADMIN_NOT_FOUND)])
     return json({"order": order_json(view, q.relations, q.fields, returnable_items=returnable)})
 
 

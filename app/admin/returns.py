@@ -7,7 +7,7 @@ from typing import Annotated
 
 from sanic import Blueprint, Request
 
-from app.shapes.orders import ADMIN_RELATIONS, ORDER_COLUMNS, order_json, return_json
+from app.shapes.orders import ADMIN_RELATIONS, ORDER_COLUMNS, order_json, return_json, with_claims_and_swaps
 from app.web.query import QuerySpec, parse_query
 from app.web.responses import json
 from app.web.serialize import COLUMNS, dump
@@ -70,4 +70,5 @@ async def receive(request: Request, return_id: str):
 @bp.post("/<return_id:str>/cancel")
 async def cancel(request: Request, return_id: str):
     order_id = await cancel_return(return_id)
-    return json({"order": order_json(await load_order_view(order_id, message=ADMIN_NOT_FOUND), ADMIN_RELATIONS)})
+    [view] = await with_claims_and_swaps([await load_order_view(order_id, message=ADMIN_NOT_FOUND)])
+    return json({"order": order_json(view, ADMIN_RELATIONS)})

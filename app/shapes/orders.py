@@ -6,8 +6,9 @@ option, tax lines and totals: they are loaded for the totals anyway (as in Medus
 answers show them too). The top-level totals are on every order, whatever `fields` names: they
 cost nothing more to show. Fulfillments always show their items and tracking links, returns their
 items (each with its reason) and return shipping: all are read for the page at once. Claims and
-swaps show with everything below them. Order edits show as an empty list (their own routes
-serve them) because Medusa's clients read the key.
+swaps show with everything below them, which the claims and swaps areas read
+(`with_claims_and_swaps`): orders, below them, read only their rows. Order edits show as an
+empty list (their own routes serve them) because Medusa's clients read the key.
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from typing import Any
 
 from app.web.serialize import dump, relation_tree
 from models import Fulfillment, LineItem, Return, ShippingMethod
+from services.claims.view import load_claims
 from services.orders.totals import TOTAL_KEYS
 from services.orders.view import AfterSale, OrderView, load_placed_view
+from services.swaps.view import load_swaps
 
 __all__ = [
     "ORDER_COLUMNS", "STORE_COLUMNS", "STORE_RELATIONS", "STORE_ALLOWED_RELATIONS", "ADMIN_RELATIONS",
     "ADMIN_ALLOWED_RELATIONS", "PLACED_RELATIONS", "TOTAL_KEYS", "FIELD_EXTRAS", "order_json",
     "placed_order_json", "item_json", "fulfillment_json", "return_json", "claim_json", "swap_json",
+    "with_claims_and_swaps",
 ]
 
 ORDER_COLUMNS = (
@@ -126,6 +130,18 @@ def order_json(
         below = tree.get("items") or {"variant": {"product": {}}}
         out["returnable_items"] = [item_json(view, i, below) for i in view.returnable_items]
     return out
+
+
+async def with_claims_and_swaps(views: list[OrderView]) -> list[OrderView]:
+    """`views` with their claims and swaps and what lies below them, from the rows the views were
+    read with (none for views read without their after-sale rows): a fixed number of statements
+    for the whole page, none when no order has a claim or a swap."""
+    ids = [v.order.id for v in views]
+    claims = await load_claims(ids, [c for v in views for c in v.after_sale.claim_rows])
+    swaps = await load_swaps(ids, [s for v in views for s in v.after_sale.swap_rows])
+    for view in views:
+        view.after_sale.claims, view.after_sale.swaps = claims[view.order.id], swaps[view.order.id]
+    return views
 
 
 async def placed_order_json(order_id: str) -> dict:

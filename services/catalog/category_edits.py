@@ -20,7 +20,7 @@ from services.core.db import UnitOfWork, atomic
 from services.core.errors import Duplicate, InvalidData, NotAllowed
 from services.core.handles import kebab_case
 from services.core.ids import fits, fitting
-from services.core.metadata import merge_metadata
+from services.core.updates import UNSET, apply_changes, save_changes
 
 __all__ = [
     "MAX_HANDLE", "create_category", "update_category", "delete_category", "add_products", "remove_products",
@@ -28,7 +28,6 @@ __all__ = [
 
 MAX_HANDLE = 255  # the column's length: a handle derived from a long name is cut to it
 _TREE_LOCK = 0x7063_6174  # "pcat": the advisory lock key that serializes changes to the tree
-_UNSET = object()
 
 
 def _duplicate(handle: str | None) -> Duplicate:
@@ -150,41 +149,28 @@ async def update_category(
     category_id: str, relations: tuple[str, ...] = RELATIONS, *, descendants_tree: bool = True,
     name: str | None = None, description: str | None = None, handle: str | None = None,
     is_active: bool | None = None, is_internal: bool | None = None,
-    parent_category_id: str | None | object = _UNSET, rank: int | None = None, metadata: dict | None = None,
+    parent_category_id: str | None | object = UNSET, rank: int | None = None, metadata: dict | None = None,
 ) -> CategoryNode:
     """Change the given fields (metadata is merged). A new `parent_category_id` (None or "null":
     a root) moves the category with its subtree, last among its new siblings unless `rank` says
     where; `rank` alone moves it among its siblings. Either way the ranks stay 0..n-1."""
-    try:
-        async with atomic() as unit:
-            await _lock_tree(unit)
-            category = fits(ProductCategory, category_id) and await ProductCategory.get_or_none(id=category_id)
-            if not category:
-                raise not_found(category_id)
-            changed = []
-            for column, value in (
-                ("name", name), ("description", description), ("is_active", is_active), ("is_internal", is_internal),
-            ):
-                if value is not None and value != getattr(category, column):
-                    setattr(category, column, value)
-                    changed.append(column)
-            if handle is not None and handle != category.handle:
-                await _ensure_handle_free(handle, exclude_id=category.id)
-                category.handle = handle
-                changed.append("handle")
-            parent_id = (
-                category.parent_category_id if parent_category_id is _UNSET else _parent_id(parent_category_id)
-            )
-            if parent_id != category.parent_category_id or (rank is not None and rank != category.rank):
-                await _move(category, parent_id, rank)
-                changed += ["parent_category_id", "rank"]
-            if metadata is not None:
-                category.metadata = merge_metadata(category.metadata, metadata)
-                changed.append("metadata")
-            if changed:
-                await category.save(update_fields=[*changed, "updated_at"])
-    except IntegrityError:
-        raise _duplicate(handle) from None
+    async with atomic() as unit:
+        await _lock_tree(unit)
+        category = fits(ProductCategory, category_id) and await ProductCategory.get_or_none(id=category_id)
+        if not category:
+            raise not_found(category_id)
+        if handle is not None and handle != category.handle:
+            await _ensure_handle_free(handle, exclude_id=category.id)
+        changed = apply_changes(category, {
+            "name": name, "description": description, "is_active": is_active, "is_internal": is_internal,
+            "handle": handle,
+        })
+        parent_id = category.parent_category_id if parent_category_id is UNSET else _parent_id(parent_category_id)
+        if parent_id != category.parent_category_id or (rank is not None and rank != category.rank):
+            await _move(category, parent_id, rank)
+            changed += ["parent_category_id", "rank"]
+        changed += apply_changes(category, {}, metadata=metadata)
+        await save_changes(category, changed, duplicate=_duplicate(handle))
     return await get_category(category_id, relations, descendants_tree=descendants_tree)
 
 

@@ -14,7 +14,7 @@ from services.core.db import atomic
 from services.core.errors import Duplicate, NotFound
 from services.core.handles import kebab_case
 from services.core.listing import FindConfig, date_filters, find_one, find_page
-from services.core.metadata import merge_metadata
+from services.core.updates import UNSET, apply_changes, save_changes
 from services.catalog.products import PRODUCT_ALIASES
 
 __all__ = [
@@ -96,37 +96,24 @@ async def create_collection(
     return await get_collection(collection.id, relations)
 
 
-_UNSET = object()
-
-
 async def update_collection(
     collection_id: str, relations: tuple[str, ...] = (), *, title: str | None = None,
-    handle: str | None | object = _UNSET, metadata: dict | None = None,
+    handle: str | None | object = UNSET, metadata: dict | None = None,
 ) -> ProductCollection:
     """Change title, handle (an empty or null handle clears it; never derived again from the title)
     or metadata (merged)."""
-    try:
-        async with atomic():
-            collection = await _live().select_for_update().get_or_none(id=collection_id)
-            if collection is None:
-                raise _not_found(collection_id)
-            changed = []
-            if title is not None and title != collection.title:
-                collection.title = title
-                changed.append("title")
-            if handle is not _UNSET and (handle or None) != collection.handle:
-                handle = handle or None
-                if handle is not None and await _live().filter(handle=handle).exclude(id=collection_id).exists():
-                    raise _duplicate(handle)
-                collection.handle = handle
-                changed.append("handle")
-            if metadata is not None:
-                collection.metadata = merge_metadata(collection.metadata, metadata)
-                changed.append("metadata")
-            if changed:
-                await collection.save(update_fields=[*changed, "updated_at"])
-    except IntegrityError:
-        raise _duplicate(handle) from None
+    if handle is not UNSET:
+        handle = handle or None
+    async with atomic():
+        collection = await _live().select_for_update().get_or_none(id=collection_id)
+        if collection is None:
+            raise _not_found(collection_id)
+        if handle not in (UNSET, None, collection.handle) and await _live().filter(handle=handle).exclude(
+            id=collection_id,
+        ).exists():
+            raise _duplicate(handle)
+        changed = apply_changes(collection, {"title": title, "handle": handle}, clearable={"handle"}, metadata=metadata)
+        await save_changes(collection, changed, duplicate=_duplicate(handle))
     return await get_collection(collection_id, relations)
 
 

@@ -17,7 +17,7 @@ from collections import Counter
 from models import Address, ClaimImage, ClaimItem, ClaimOrder, ClaimTag, LineItem, Return, ShippingMethod
 from models.claim import CLAIM_REASONS, CLAIM_TYPES
 from services.orders.placement import InsufficientInventory, reserve_inventory
-from services.claims.lines import priced_line
+from services.orders.after_sale_lines import priced_line
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.inventory.order_stock import reserve_lines

@@ -9,14 +9,13 @@ is a conditional UPDATE), and a fulfillment or shipment of another claim is refu
 
 from __future__ import annotations
 
-from models import ClaimOrder, Fulfillment, LineItem, Return
-from services.orders.placement import restock, variant_quantities
+from models import ClaimOrder, Fulfillment, Return
 from services.claims.statuses import check_claim, order_claim, settle_claim_status
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed
-from services.inventory.order_stock import release_lines
-from services.orders.fulfilments import call_back, fulfil_lines, owned_fulfillment, unfulfilled
+from services.orders.after_sale_lines import fulfil_new_lines, restock_new_lines
+from services.orders.fulfilments import call_back, owned_fulfillment
 from services.orders.locks import lock_order, stamped
 from services.orders.shipments import send_off
 from services.events import names as ev
@@ -34,20 +33,17 @@ async def fulfil_claim(order_id: str, claim_id: str, *, no_notification: bool | 
         check_claim(claim, "fulfil")
         if claim.type != "replace":
             raise NotAllowed(f'Claims with the type "{claim.type}" can not be fulfilled.')
-        remaining = await unfulfilled("claim_order_id", claim.id)
-        if not remaining:
-            raise NotAllowed("The claim has already been fulfilled.")
-        silent = claim.no_notification if no_notification is None else no_notification
-        made = await fulfil_lines("claim_order_id", claim.id, remaining,
-                                  "Cannot fulfill a claim without a shipping method.",
-                                  no_notification=silent, location_id=location_id, metadata=metadata)
-        await settle_claim_status(claim)
-        for fulfillment in made:
-            await emit(ev.CLAIM_FULFILLMENT_CREATED, id=claim.id, fulfillment_id=fulfillment.id,
-                       no_notification=silent)
+        await fulfil_new_lines(
+            "claim_order_id", claim, settle_claim_status, ev.CLAIM_FULFILLMENT_CREATED,
+            done="The claim has already been fulfilled.",
+            no_method="Cannot fulfill a claim without a shipping method.",
+            no_notification=no_notification, location_id=location_id, metadata=metadata,
+        )
 
 
-async def ship_claim(order_id: str, claim_id: str, fulfillment_id: str, tracking_numbers: list[str] | None = None) -> None:
+async def ship_claim(
+    order_id: str, claim_id: str, fulfillment_id: str, tracking_numbers: list[str] | None = None,
+) -> None:
     async with atomic():
         await lock_order(order_id)
         claim = await order_claim(order_id, claim_id)
@@ -85,11 +81,5 @@ async def cancel_claim(order_id: str, claim_id: str) -> None:
         canceled = await ClaimOrder.filter(id=claim.id, canceled_at=None).update(
             **stamped(canceled_at=clock.now(), fulfillment_status="canceled"))
         if canceled:
-            await _restock_replacements(claim)
+            await restock_new_lines(claim_order_id=claim.id)
             await emit(ev.CLAIM_CANCELED, id=claim.id, no_notification=claim.no_notification)
-
-
-async def _restock_replacements(claim: ClaimOrder) -> None:
-    rows = await LineItem.filter(claim_order_id=claim.id).values_list("id", "variant_id", "quantity")
-    await release_lines([line_id for line_id, _, _ in rows])
-    await restock(variant_quantities((variant_id, quantity) for _, variant_id, quantity in rows))

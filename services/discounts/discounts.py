@@ -20,6 +20,7 @@ from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.core.metadata import merge_metadata
 from services.core.money import MAX_AMOUNT
+from services.core.updates import save_changes
 
 __all__ = [
     "KEEP", "RuleInput", "DiscountFilter", "list_discounts", "get_discount", "get_discount_by_code",
@@ -238,11 +239,8 @@ async def update_discount(
             await discount.regions.add(*found)
         if changes:
             discount.update_from_dict(changes)
-            try:
-                async with atomic():
-                    await discount.save(update_fields=[*changes, "updated_at"])
-            except IntegrityError:
-                raise _duplicate(changes["code"]) from None
+            async with atomic():
+                await save_changes(discount, list(changes), duplicate=_duplicate(changes.get("code")))
     return await get_discount(discount_id, relations)
 
 
@@ -261,8 +259,7 @@ async def _update_rule(discount: Discount, stored: DiscountRule, rule: RuleInput
     if rule.description is not None:
         stored.description = rule.description
         changed.append("description")
-    if changed:
-        await stored.save(update_fields=[*changed, "updated_at"])
+    await save_changes(stored, changed)
     for condition in rule.conditions:
         await upsert_condition(stored.id, condition, discount.id)
 

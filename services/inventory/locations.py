@@ -16,6 +16,7 @@ from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, date_filters, find_page
 from services.core.metadata import merge_metadata
+from services.core.updates import apply_changes, save_changes
 from services.inventory._sql import rows
 from services.inventory.levels import sync_variants
 from services.sales_channels.channels import get_sales_channel
@@ -138,11 +139,8 @@ async def update_location(
             await _address(address_id)
             location.address_id = address_id
             changed.append("address_id")
-        if metadata is not None:
-            location.metadata = merge_metadata(location.metadata, metadata)
-            changed.append("metadata")
-        if changed:
-            await location.save(update_fields=[*changed, "updated_at"])
+        changed += apply_changes(location, {}, metadata=metadata)
+        await save_changes(location, changed)
     return location
 
 

@@ -23,9 +23,8 @@ from services.core.errors import DomainError, NotAllowed
 from services.inventory.order_stock import release_lines
 from services.orders.keyed import ProviderUnavailable
 from services.orders.locks import lock_order, stamped
-from services.orders.statuses import MOVES, PAYMENT, STATUS, plan
+from services.orders.statuses import LIVE_RETURN, MOVES, PAYMENT, STATUS, plan
 from services.payments import get_provider
-from services.returns.requests import LIVE_RETURN
 from services.events.bus import emit
 from services.events import names as ev
 

@@ -12,7 +12,7 @@ from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound
 from services.core.ids import fits
 from services.core.listing import find_one, prefetches
-from services.core.metadata import merge_metadata
+from services.core.updates import UNSET, apply_changes, save_changes
 
 __all__ = [
     "RELATIONS", "MAX_LISTED", "list_return_reasons", "get_return_reason", "create_return_reason",
@@ -22,9 +22,6 @@ __all__ = [
 RELATIONS = ("parent_return_reason", "return_reason_children")
 # The list is not paged (Medusa's clients load it whole, into a picker): this bounds it.
 MAX_LISTED = 1000
-
-_UNSET = object()
-
 
 def _live() -> QuerySet:
     return ReturnReason.filter(deleted_at=None)
@@ -89,32 +86,18 @@ async def create_return_reason(
 
 async def update_return_reason(
     reason_id: str, *, value: str | None = None, label: str | None = None,
-    description: str | None | object = _UNSET, metadata: dict | None = None,
+    description: str | None | object = UNSET, metadata: dict | None = None,
 ) -> ReturnReason:
     """Change value, label, description (null clears it) or metadata (merged)."""
-    try:
-        async with atomic():
-            reason = fits(ReturnReason, reason_id) and await _live().select_for_update().get_or_none(id=reason_id)
-            if not reason:
-                raise _not_found(reason_id)
-            changed = []
-            if value is not None and value != reason.value:
-                await _ensure_value_free(value, exclude_id=reason_id)
-                reason.value = value
-                changed.append("value")
-            if label is not None and label != reason.label:
-                reason.label = label
-                changed.append("label")
-            if description is not _UNSET and description != reason.description:
-                reason.description = description
-                changed.append("description")
-            if metadata is not None:
-                reason.metadata = merge_metadata(reason.metadata, metadata)
-                changed.append("metadata")
-            if changed:
-                await reason.save(update_fields=[*changed, "updated_at"])
-    except IntegrityError:
-        raise _duplicate(value) from None
+    async with atomic():
+        reason = fits(ReturnReason, reason_id) and await _live().select_for_update().get_or_none(id=reason_id)
+        if not reason:
+            raise _not_found(reason_id)
+        if value is not None and value != reason.value:
+            await _ensure_value_free(value, exclude_id=reason_id)
+        changed = apply_changes(reason, {"value": value, "label": label, "description": description},
+                                clearable={"description"}, metadata=metadata)
+        await save_changes(reason, changed, duplicate=_duplicate(value))
     return await get_return_reason(reason_id)
 
 

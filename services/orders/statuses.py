@@ -18,13 +18,16 @@ from services.core.errors import NotAllowed
 
 __all__ = [
     "Move", "MOVES", "plan", "STATUS", "PAYMENT", "FULFILLMENT", "refunded_payment_status", "LineCounts",
-    "fulfillment_status_of",
+    "fulfillment_status_of", "LIVE_RETURN",
 ]
 
 STATUS, PAYMENT, FULFILLMENT = "status", "payment_status", "fulfillment_status"
 _LIVE = ("pending", "completed", "archived", "requires_action")  # every order status but canceled
 _UNPAID = ("not_paid", "awaiting", "requires_action")
 _PAID = ("captured", "partially_refunded", "refunded")
+# A return in these statuses is still open (it can be received or canceled): it holds the units it
+# asks for, so they cannot be asked for again, and the order cannot be canceled while it is open.
+LIVE_RETURN = ("requested", "requires_action")
 _FULFILLED = (
     "partially_fulfilled", "fulfilled", "partially_shipped", "shipped", "partially_returned", "returned",
     "requires_action",

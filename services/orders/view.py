@@ -4,6 +4,10 @@ lines or orders: the orders with their one-row relations, then every
 row below them in one statement (services/orders/order_rows.py), then what lies below their
 after-sale rows, one statement per kind that exists.
 
+An order's claims and swaps are read here as rows only: what lies below them belongs to the
+claims and swaps areas, above orders, so the order answer gathers it where it shows the order
+(app/shapes/orders.py `with_claims_and_swaps`), into the slots `AfterSale` keeps for it.
+
 The lines and shipping methods are the cart's rows, pointed at the order at completion; their
 tax lines were stored then, and a line's discount is its adjustment rows. Rows that were soft
 deleted since (a variant, a discount, the region) still show: the order keeps its history.
@@ -14,12 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from models import (
-    Discount, Fulfillment, FulfillmentItem, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment,
-    LineItemTaxLine, Order, Payment, Refund, Return, ReturnItem, ShippingMethod, ShippingMethodTaxLine, TrackingLink,
+    ClaimOrder, Discount, Fulfillment, FulfillmentItem, GiftCard, GiftCardTransaction, LineItem, LineItemAdjustment,
+    LineItemTaxLine, Order, Payment, Refund, Return, ReturnItem, ShippingMethod, ShippingMethodTaxLine, Swap,
+    TrackingLink,
 )
 from services.carts.view import CartView, amount_discount, has_free_shipping
-from services.claims.view import load_claims
-from services.swaps.view import load_swaps
 from services.core.errors import NotFound
 from services.core.listing import rows_by
 from services.core.ids import fits
@@ -41,7 +44,7 @@ ADMIN_NOT_FOUND = "Order with id: {id} was not found"  # the admin's
 class AfterSale:
     """What happened to an order after it was placed: its fulfillments (with their items and live
     tracking links), refunds and returns (with their items, each item's reason, and the return's
-    shipping method with its option and tax lines), oldest first."""
+    shipping method with its option and tax lines), and its live claims and swaps, oldest first."""
 
     fulfillments: list[Fulfillment] = field(default_factory=list)
     fulfillment_items: dict[str, list[FulfillmentItem]] = field(default_factory=dict)  # by fulfillment id
@@ -51,8 +54,13 @@ class AfterSale:
     return_items: dict[str, list[ReturnItem]] = field(default_factory=dict)  # by return id, with reason
     return_methods: dict[str, ShippingMethod] = field(default_factory=dict)  # by return id, with option
     return_method_tax_lines: dict[str, list[ShippingMethodTaxLine]] = field(default_factory=dict)  # by method id
-    claims: list = field(default_factory=list)  # services/claims/view.py ClaimParts, oldest first
-    swaps: list = field(default_factory=list)  # services/swaps/view.py SwapParts, oldest first
+    claim_rows: list[ClaimOrder] = field(default_factory=list)  # the claims' own rows
+    swap_rows: list[Swap] = field(default_factory=list)  # the swaps' own rows
+    # The claims and swaps with what lies below them (services/claims/view.py ClaimParts,
+    # services/swaps/view.py SwapParts), oldest first: filled from the rows above by the answer
+    # that shows them (app/shapes/orders.py `with_claims_and_swaps`), empty until then.
+    claims: list = field(default_factory=list)
+    swaps: list = field(default_factory=list)
 
 
 @dataclass
@@ -162,8 +170,8 @@ async def load_views(
 async def load_after_sale(order_ids: list[str], first: dict[str, dict[str, list]]) -> dict[str, AfterSale]:
     """The after-sale rows of each order, from their first level (read with the rows below the
     orders, services/orders/order_rows.py): one more statement per kind of child row that
-    exists (fulfillment items and tracking links, return items, return shipping, a claim's or a
-    swap's rows)."""
+    exists (fulfillment items and tracking links, return items, return shipping). The claims'
+    and swaps' rows are kept as read; what lies below them is not read here (see the module)."""
 
     def firsts(kind: str) -> list:
         return [row for order_id in order_ids for row in first[kind].get(order_id, [])]
@@ -183,10 +191,10 @@ async def load_after_sale(order_ids: list[str], first: dict[str, dict[str, list]
         "tax_lines"
     ) if ret_ids else []
     out = {order_id: AfterSale() for order_id in order_ids}
-    for order_id, claims in (await load_claims(order_ids, firsts("claim"))).items():
-        out[order_id].claims = claims
-    for order_id, swaps in (await load_swaps(order_ids, firsts("swap"))).items():
-        out[order_id].swaps = swaps
+    for claim in firsts("claim"):
+        out[claim.order_id].claim_rows.append(claim)
+    for swap in firsts("swap"):
+        out[swap.order_id].swap_rows.append(swap)
     for f in fulfillments:
         part = out[f.order_id]
         part.fulfillments.append(f)

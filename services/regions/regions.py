@@ -20,7 +20,7 @@ from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
-from services.core.metadata import merge_metadata
+from services.core.updates import apply_changes, save_changes
 from services.regions.parts import forget_region_parts, touch_region
 
 __all__ = [
@@ -243,20 +243,15 @@ async def update_region(
             if tax_provider_id is not None:
                 await _providers(TaxProvider, [tax_provider_id])
             columns["tax_provider_id"] = tax_provider_id
-        changed = [c for c, v in columns.items() if v != getattr(region, c)]
-        for column in changed:
-            setattr(region, column, columns[column])
-        if metadata is not None:
-            region.metadata = merge_metadata(region.metadata, metadata)
-            changed.append("metadata")
+        # Every value in `columns` is given: None there clears `tax_code` or `tax_provider_id`.
+        changed = apply_changes(region, columns, clearable=columns, metadata=metadata)
         moved = False
         for model, ids in ((PaymentProvider, payment_providers), (FulfillmentProvider, fulfillment_providers)):
             if ids is not None:
                 moved = await _set_providers(region, model, ids) or moved
         if countries is not None:
             moved = await _claim(region.id, await _countries(countries, region.id), only=True) or moved
-        if changed:
-            await region.save(update_fields=[*changed, "updated_at"])
+        if await save_changes(region, changed):
             forget_region_parts(region.id)
         elif moved:
             await touch_region(region.id)

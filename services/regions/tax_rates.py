@@ -19,6 +19,7 @@ from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.core.updates import UNSET, apply_changes, save_changes
 from services.regions.parts import touch_region
 
 __all__ = [
@@ -40,7 +41,6 @@ KINDS: dict[str, _Kind] = {
     "shipping_options": _Kind(ShippingOption, "Shipping Option with {} was not found"),
 }
 
-_UNSET = object()
 
 
 @dataclass
@@ -165,7 +165,7 @@ async def create_tax_rate(
 
 async def update_tax_rate(
     rate_id: str, relations: tuple[str, ...] = (), *, code: str | None = None, name: str | None = None,
-    region_id: str | None = None, rate: float | None | object = _UNSET, products: list[str] | None = None,
+    region_id: str | None = None, rate: float | None | object = UNSET, products: list[str] | None = None,
     product_types: list[str] | None = None, shipping_options: list[str] | None = None,
 ) -> TaxRate:
     """Change the given columns (`rate` null clears it); a list given replaces the rate's
@@ -174,20 +174,11 @@ async def update_tax_rate(
     async with atomic():
         tax_rate = await _locked(rate_id)
         old_region = tax_rate.region_id
-        changed = []
-        for column, value in (("code", code), ("name", name)):
-            if value is not None and value != getattr(tax_rate, column):
-                setattr(tax_rate, column, value)
-                changed.append(column)
-        if rate is not _UNSET and rate != tax_rate.rate:
-            tax_rate.rate = rate
-            changed.append("rate")
         if region_id is not None and region_id != old_region:
             await _live_region(region_id)
-            tax_rate.region_id = region_id
-            changed.append("region_id")
-        if changed:
-            await tax_rate.save(update_fields=[*changed, "updated_at"])
+        changed = apply_changes(tax_rate, {"code": code, "name": name, "rate": rate, "region_id": region_id},
+                                clearable={"rate"})
+        await save_changes(tax_rate, changed)
         links = {"products": products, "product_types": product_types, "shipping_options": shipping_options}
         for kind, ids in links.items():
             if ids is not None:

@@ -22,16 +22,15 @@ from services.core.ids import fits
 from services.fulfillment import get_provider
 from services.orders.line_counts import chosen_quantities
 from services.orders.locks import lock_order
-from services.orders.statuses import plan
+from services.orders.statuses import LIVE_RETURN, plan
 from services.orders.view import OrderView, load_order_view
 from services.regions.taxes import TaxLine, load_overrides, option_lines
 from services.returns.amounts import items_refund, shipping_cost
 from services.events import names as ev
 from services.events.bus import emit
 
-__all__ = ["request_return", "LIVE_RETURN", "TOO_MANY"]
+__all__ = ["request_return", "TOO_MANY"]
 
-LIVE_RETURN = ("requested", "requires_action")
 TOO_MANY = "Cannot return more items than have been purchased"
 
 

@@ -8,18 +8,16 @@ from models import Return
 from services.core import clock
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
-from services.orders.statuses import Move
+from services.orders.statuses import LIVE_RETURN, Move
 
 __all__ = ["RETURN_MOVES", "move_return", "get_return"]
 
-_OPEN = ("requested", "requires_action")
-
 RETURN_MOVES: dict[str, Move] = {
-    "receive": Move(_OPEN, "received", refusals={
+    "receive": Move(LIVE_RETURN, "received", refusals={
         "canceled": "Cannot receive a canceled return",
         "received": "Return with id {id} has already been received",
     }),
-    "cancel": Move(_OPEN, "canceled", done=("canceled",), refusals={
+    "cancel": Move(LIVE_RETURN, "canceled", done=("canceled",), refusals={
         "received": "Can't cancel a return which has been returned",
     }),
 }

@@ -14,15 +14,12 @@ from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_page
-from services.core.metadata import merge_metadata
+from services.core.updates import UNSET, apply_changes, save_changes
 
 __all__ = [
     "list_sales_channels", "get_sales_channel", "create_sales_channel", "update_sales_channel",
     "delete_sales_channel", "add_products", "remove_products", "not_found",
 ]
-
-_UNSET: object = object()
-
 
 def _live() -> QuerySet:
     return SalesChannel.filter(deleted_at=None)
@@ -65,26 +62,16 @@ async def create_sales_channel(
 
 
 async def update_sales_channel(
-    channel_id: str, *, name: str | None = None, description: str | None | object = _UNSET,
+    channel_id: str, *, name: str | None = None, description: str | None | object = UNSET,
     is_disabled: bool | None = None, metadata: dict | None = None,
 ) -> SalesChannel:
     """Change the name, the description (null clears it), whether it is disabled, or metadata
     (merged). A disabled channel takes no new carts; its products stay listed."""
     async with atomic():
         channel = await _locked(channel_id)
-        changed = []
-        for column, value in (("name", name), ("is_disabled", is_disabled)):
-            if value is not None and value != getattr(channel, column):
-                setattr(channel, column, value)
-                changed.append(column)
-        if description is not _UNSET and description != channel.description:
-            channel.description = description
-            changed.append("description")
-        if metadata is not None:
-            channel.metadata = merge_metadata(channel.metadata, metadata)
-            changed.append("metadata")
-        if changed:
-            await channel.save(update_fields=[*changed, "updated_at"])
+        changed = apply_changes(channel, {"name": name, "is_disabled": is_disabled, "description": description},
+                                clearable={"description"}, metadata=metadata)
+        await save_changes(channel, changed)
     return channel
 
 

@@ -13,6 +13,7 @@ from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.core.updates import apply_changes, save_changes
 from services.sales_channels.channels import not_found as channel_not_found
 
 __all__ = [
@@ -54,9 +55,7 @@ async def create_key(*, title: str, created_by: str | None) -> PublishableApiKey
 async def update_key(key_id: str, *, title: str | None = None) -> PublishableApiKey:
     async with atomic():
         key = await _locked(key_id)
-        if title is not None and title != key.title:
-            key.title = title
-            await key.save(update_fields=["title", "updated_at"])
+        await save_changes(key, apply_changes(key, {"title": title}))
     return key
 
 

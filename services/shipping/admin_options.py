@@ -20,7 +20,7 @@ from services.core.db import atomic
 from services.core.errors import InvalidData, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, date_filters, find_one, find_page
-from services.core.metadata import merge_metadata
+from services.core.updates import apply_changes
 from services.shipping.options import PricedOption, price_options
 
 __all__ = [
@@ -179,10 +179,7 @@ async def update_option(
             option = await _live().select_for_update().get_or_none(id=option_id)
         if option is None:
             raise _not_found(option_id)
-        changed: list[str] = []
-        if name is not None and name != option.name:
-            option.name = name
-            changed.append("name")
+        changed = apply_changes(option, {"name": name})
         kind = price_type or option.price_type
         # An amount sent for a `calculated` option is ignored, as in Medusa: the provider prices it.
         if kind != option.price_type or (kind == "flat_rate" and amount is not None):
@@ -191,15 +188,7 @@ async def update_option(
             )
             option.price_type = kind
             changed += ["price_type", "amount"]
-        if admin_only is not None and admin_only != option.admin_only:
-            option.admin_only = admin_only
-            changed.append("admin_only")
-        if includes_tax is not None and includes_tax != option.includes_tax:
-            option.includes_tax = includes_tax
-            changed.append("includes_tax")
-        if metadata is not None:
-            option.metadata = merge_metadata(option.metadata, metadata)
-            changed.append("metadata")
+        changed += apply_changes(option, {"admin_only": admin_only, "includes_tax": includes_tax}, metadata=metadata)
         if requirements is not None:
             await _replace_requirements(option.id, requirements)
         if changed or requirements is not None:

@@ -18,7 +18,7 @@ from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
 from services.core.ids import fits, fitting
 from services.core.listing import FindConfig, find_one, find_page
-from services.core.metadata import merge_metadata
+from services.core.updates import apply_changes, save_changes
 
 __all__ = [
     "PROFILE_TYPES", "list_profiles", "get_profile", "create_profile", "update_profile",
@@ -86,19 +86,11 @@ async def update_profile(
         profile = await _locked(profile_id)
         if profile is None:
             raise _not_found(profile_id)
-        updated: list[str] = []
-        if name is not None and name != profile.name:
-            profile.name = name
-            updated.append("name")
         if type is not None and _checked_type(type) != profile.type:
             if profile.type in _SYSTEM:
                 raise NotAllowed(f"The type of the {_SYSTEM[profile.type]} shipping profile cannot be changed")
             await _ensure_no_other(type, profile.id)
-            profile.type = type
-            updated.append("type")
-        if metadata is not None:
-            profile.metadata = merge_metadata(profile.metadata, metadata)
-            updated.append("metadata")
+        updated = apply_changes(profile, {"name": name, "type": type}, metadata=metadata)
         now = datetime.now(timezone.utc)
         if products:
             ids = await _existing(Product, products, "Product with id: {} was not found")
@@ -106,8 +98,7 @@ async def update_profile(
         if shipping_options:
             ids = await _existing(ShippingOption, shipping_options, "Shipping Option with {} was not found")
             await ShippingOption.filter(id__in=ids).update(profile_id=profile.id, updated_at=now)
-        if updated:
-            await profile.save(update_fields=[*updated, "updated_at"])
+        await save_changes(profile, updated)
     return await get_profile(profile_id, relations)
 
 

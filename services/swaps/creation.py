@@ -14,7 +14,7 @@ swapped again, and the new items' stock is taken when the shopper confirms the s
 from __future__ import annotations
 
 from models import Return, Swap
-from services.claims.lines import priced_line
+from services.orders.after_sale_lines import priced_line
 from services.core.db import atomic
 from services.core.errors import InvalidData
 from services.orders.locks import lock_order

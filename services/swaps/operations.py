@@ -11,13 +11,12 @@ again is refused rather than fulfilled twice.
 
 from __future__ import annotations
 
-from models import Fulfillment, LineItem, Payment, Return, Swap
-from services.orders.placement import restock, variant_quantities
+from models import Fulfillment, Payment, Return, Swap
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed
-from services.inventory.order_stock import release_lines
-from services.orders.fulfilments import call_back, fulfil_lines, owned_fulfillment, unfulfilled
+from services.orders.after_sale_lines import fulfil_new_lines, restock_new_lines
+from services.orders.fulfilments import call_back, owned_fulfillment
 from services.orders.locks import lock_order, stamped
 from services.orders.shipments import send_off
 from services.payments.authorizations import cancel_authorization
@@ -39,16 +38,12 @@ async def fulfil_swap(order_id: str, swap_id: str, *, no_notification: bool | No
             raise NotAllowed("The swap was already fulfilled")
         if swap.confirmed_at is None:
             raise NotAllowed("Cannot fulfill a swap that hasn't been confirmed by the customer")
-        remaining = await unfulfilled("swap_id", swap.id)
-        if not remaining:
-            raise NotAllowed("The swap was already fulfilled")
-        silent = swap.no_notification if no_notification is None else no_notification
-        made = await fulfil_lines("swap_id", swap.id, remaining,
-                                  "Cannot fulfill an swap that doesn't have shipping methods",
-                                  no_notification=silent, location_id=location_id, metadata=metadata)
-        await settle_swap_status(swap)
-        for fulfillment in made:
-            await emit(ev.SWAP_FULFILLMENT_CREATED, id=swap.id, fulfillment_id=fulfillment.id, no_notification=silent)
+        await fulfil_new_lines(
+            "swap_id", swap, settle_swap_status, ev.SWAP_FULFILLMENT_CREATED,
+            done="The swap was already fulfilled",
+            no_method="Cannot fulfill an swap that doesn't have shipping methods",
+            no_notification=no_notification, location_id=location_id, metadata=metadata,
+        )
 
 
 async def ship_swap(order_id: str, swap_id: str, fulfillment_id: str, tracking_numbers: list[str] | None = None,
@@ -97,10 +92,4 @@ async def cancel_swap(order_id: str, swap_id: str) -> None:
         if payment is not None:
             await cancel_authorization(swap.cart_id, payment)
         if swap.confirmed_at is not None:
-            await _restock(swap)
-
-
-async def _restock(swap: Swap) -> None:
-    rows = await LineItem.filter(swap_id=swap.id, is_return=False).values_list("id", "variant_id", "quantity")
-    await release_lines([line_id for line_id, _, _ in rows])
-    await restock(variant_quantities((variant_id, quantity) for _, variant_id, quantity in rows))
+            await restock_new_lines(swap_id=swap.id, is_return=False)

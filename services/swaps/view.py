@@ -6,29 +6,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models import (
-    Address, Fulfillment, FulfillmentItem, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, Return,
-    ReturnItem, ShippingMethod, Swap, TrackingLink,
-)
+from models import Address, Order, Payment, ShippingMethod, Swap
 from services.core.errors import NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, page_total, rows_by
+from services.orders.after_sale_rows import NewLinesAndParcels, load_new_lines_and_parcels
 
 __all__ = ["SwapParts", "load_swaps", "load_swap_parts", "list_swaps", "swap_of_cart", "swaps_by_id"]
 
 
-@dataclass
-class SwapParts:
+@dataclass(kw_only=True)
+class SwapParts(NewLinesAndParcels):
+    """A swap with its new items (`additional_items`), parcels and return, as a claim shows them
+    (services/orders/after_sale_rows.py), and what is a swap's own."""
+
     swap: Swap
-    additional_items: list[LineItem] = field(default_factory=list)  # with variant, product and profile
-    item_tax_lines: dict[str, list[LineItemTaxLine]] = field(default_factory=dict)
-    item_adjustments: dict[str, list[LineItemAdjustment]] = field(default_factory=dict)
-    fulfillments: list[Fulfillment] = field(default_factory=list)
-    fulfillment_items: dict[str, list[FulfillmentItem]] = field(default_factory=dict)
-    tracking_links: dict[str, list[TrackingLink]] = field(default_factory=dict)
-    return_order: Return | None = None
-    return_items: list[ReturnItem] = field(default_factory=list)  # with reason
-    return_method: ShippingMethod | None = None  # with option and tax lines
     payment: Payment | None = None
     shipping_address: Address | None = None
     shipping_methods: list[ShippingMethod] = field(default_factory=list)  # with option and tax lines
@@ -65,24 +57,7 @@ async def load_swap_parts(swaps: list[Swap], *, with_order: bool = False) -> lis
     if not swaps:
         return []
     ids = [s.id for s in swaps]
-    extras = rows_by(await LineItem.filter(swap_id__in=ids).select_related("variant__product__profile").order_by(
-        "created_at", "id"), "swap_id", ids)
-    extra_ids = [line.id for rows in extras.values() for line in rows]
-    tax_lines = rows_by(await LineItemTaxLine.filter(item_id__in=extra_ids), "item_id", extra_ids) if extra_ids else {}
-    adjustments = rows_by(await LineItemAdjustment.filter(item_id__in=extra_ids), "item_id",
-                          extra_ids) if extra_ids else {}
-    fulfillments = rows_by(await Fulfillment.filter(swap_id__in=ids).order_by("created_at", "id"), "swap_id", ids)
-    ful_ids = [f.id for rows in fulfillments.values() for f in rows]
-    ful_items = rows_by(await FulfillmentItem.filter(fulfillment_id__in=ful_ids), "fulfillment_id",
-                        ful_ids) if ful_ids else {}
-    links = rows_by(await TrackingLink.filter(fulfillment_id__in=ful_ids, deleted_at=None), "fulfillment_id",
-                    ful_ids) if ful_ids else {}
-    returns = {r.swap_id: r for r in await Return.filter(swap_id__in=ids)}
-    ret_ids = [r.id for r in returns.values()]
-    ret_items = rows_by(await ReturnItem.filter(return_id__in=ret_ids).select_related("reason").order_by("id"),
-                        "return_id", ret_ids) if ret_ids else {}
-    ret_methods = {m.return_id: m for m in await ShippingMethod.filter(return_id__in=ret_ids).select_related(
-        "shipping_option").prefetch_related("tax_lines")} if ret_ids else {}
+    shown = await load_new_lines_and_parcels("swap_id", ids)
     payments = {p.swap_id: p for p in await Payment.filter(swap_id__in=ids).order_by("created_at", "id")}
     address_ids = [s.shipping_address_id for s in swaps if s.shipping_address_id]
     addresses = {a.id: a for a in await Address.filter(id__in=address_ids)} if address_ids else {}
@@ -91,16 +66,8 @@ async def load_swap_parts(swaps: list[Swap], *, with_order: bool = False) -> lis
                       .prefetch_related("tax_lines").order_by("created_at", "id"), "swap_id", ids)
     out = []
     for swap in swaps:
-        ret = returns.get(swap.id)
         out.append(SwapParts(
-            swap=swap, additional_items=extras[swap.id],
-            item_tax_lines={line.id: tax_lines.get(line.id, []) for line in extras[swap.id]},
-            item_adjustments={line.id: adjustments.get(line.id, []) for line in extras[swap.id]},
-            fulfillments=fulfillments[swap.id],
-            fulfillment_items={f.id: ful_items.get(f.id, []) for f in fulfillments[swap.id]},
-            tracking_links={f.id: links.get(f.id, []) for f in fulfillments[swap.id]},
-            return_order=ret, return_items=ret_items.get(ret.id, []) if ret else [],
-            return_method=ret_methods.get(ret.id) if ret else None, payment=payments.get(swap.id),
+            **vars(shown[swap.id]), swap=swap, payment=payments.get(swap.id),
             shipping_address=addresses.get(swap.shipping_address_id), shipping_methods=methods[swap.id],
             order=orders.get(swap.order_id),
         ))
