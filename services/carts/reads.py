@@ -35,7 +35,7 @@ from models import (
     Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Payment, PaymentSession,
     Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
-from services.core.rows import RowBuilder, aliased_columns, placeholders, sql_type
+from services.core.sql import RowBuilder, aliased_columns, placeholders, sql_type
 
 __all__ = [
     "CartRows", "read_cart", "read_cart_lines", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",

@@ -7,7 +7,7 @@ A kind names its model, the column that names each row's parent, and its FROM �
 columns are slots by type, shared by position: a kind's text columns fill `text_0`, `text_1`… in
 name order, its timestamps `timestamptz_0`…, so a row is as wide as the widest kind rather than
 all kinds together (the driver decodes every column of every row, NULL or not). Instances are
-built the way the ORM builds them (services/core/rows.py)."""
+built the way the ORM builds them (services/core/sql.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from tortoise.models import Model
 
-from services.core.rows import RowBuilder, placeholders, sql_type
+from services.core.sql import RowBuilder, placeholders, sql_type
 
 __all__ = ["Kind", "UnionRows", "live", "relation_order"]
 

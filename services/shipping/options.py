@@ -27,7 +27,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
-from services.core.rows import RowBuilder, aliased_columns, placeholders
+from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.payments.sessions import resync_view
 from services.catalog.pricing import tax_on
 from services.regions.parts import region_parts
