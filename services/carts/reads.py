@@ -28,14 +28,14 @@ from typing import Any, Callable
 
 from pypika_tortoise import Order, Table
 from pypika_tortoise import functions as fn
-from pypika_tortoise.terms import LiteralValue, NullValue
+from pypika_tortoise.terms import LiteralValue
 from tortoise.models import Model
 
 from models import (
     Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Payment, PaymentSession,
     Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
-from services.core.sql import RowBuilder, aliased_columns, placeholders, sql_type
+from services.core.sql import RowBuilder, aliased_columns, placeholders, sql_type, typed_null
 
 __all__ = [
     "CartRows", "read_cart", "read_cart_lines", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
@@ -85,15 +85,10 @@ class _Source:
 
     def nulls(self, dialect: str) -> list:
         """Its columns as NULLs, for a union's other branch."""
-        return [_null(dialect, sql_type(self.model, c)).as_(f"{self.alias}.{c}") for c in self.columns]
+        return [typed_null(dialect, sql_type(self.model, c)).as_(f"{self.alias}.{c}") for c in self.columns]
 
     def order(self, query):
         return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
-
-
-def _null(dialect: str, type_: str):
-    """A NULL, typed on PostgreSQL (which settles a union's column types branch by branch)."""
-    return NullValue() if dialect == "sqlite" else fn.Cast(NullValue(), type_)
 
 
 @lru_cache(maxsize=None)
@@ -270,7 +265,7 @@ async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list,
     sql = _STATEMENTS.get(key)
     if sql is None:
         cart_nulls = [n for source in _cart_sources(with_payment) for n in source.nulls(dialect)]
-        cart_nulls += [_null(dialect, "BIGINT").as_(f"n_{name}") for name in _counted(with_payment)]
+        cart_nulls += [typed_null(dialect, "BIGINT").as_(f"n_{name}") for name in _counted(with_payment)]
         line_nulls = [n for source in _line_sources() for n in source.nulls(dialect)]
         method_nulls = [n for source in _method_sources() for n in source.nulls(dialect)]
         # Unsorted: sorting the union's wide rows costs the server more than sorting here.

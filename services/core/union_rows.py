@@ -17,7 +17,7 @@ from typing import Any
 
 from tortoise.models import Model
 
-from services.core.sql import RowBuilder, placeholders, sql_type
+from services.core.sql import RowBuilder, placeholders, sql_type, typed_null
 
 __all__ = ["Kind", "UnionRows", "live", "relation_order"]
 
@@ -90,8 +90,7 @@ class UnionRows:
     def statement(self, dialect: str, count: int, kinds: tuple[Kind, ...]) -> str:
         """The UNION ALL of `kinds` for `count` parents (PostgreSQL numbers its marks, so every
         branch reuses the ids' marks and the region's comes after them; SQLite's follow the
-        text). A branch leaves the columns of other kinds NULL: typed on PostgreSQL, which
-        settles a union's column types branch by branch (an untyped NULL would make it text)."""
+        text). A branch leaves the columns of other kinds NULL, typed (`typed_null`)."""
         key = (dialect, count, tuple(kind.name for kind in kinds))
         sql = self._statements.get(key)
         if sql is not None:
@@ -104,8 +103,8 @@ class UnionRows:
             number = self.kinds.index(kind)
             mine = {slot: column for column, (slot, _) in self._slots[kind.name].items()}
             columns = ", ".join(
-                (f'"t"."{mine[slot]}"' if slot in mine else "NULL" if dialect == "sqlite"
-                 else f"CAST(NULL AS {sql_type})") + f' AS "{slot}"' for slot, sql_type in slots.items()
+                (f'"t"."{mine[slot]}"' if slot in mine else str(typed_null(dialect, type_))) + f' AS "{slot}"'
+                for slot, type_ in slots.items()
             )
             branches.append(f'SELECT {number} AS "kind", {kind.parent} AS "parent", {columns} '
                             + kind.joins.format(ids=ids, region=region))
