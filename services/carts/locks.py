@@ -7,7 +7,8 @@ from functools import lru_cache
 from typing import Callable
 
 from models import Cart
-from services.carts.reads import CartRows, LockedVariants, fold_locked_variants, locked_variants_statement, read_cart
+from services.carts.reads import CartRows, read_cart
+from services.carts.variant_reads import LockedVariants, fold_locked_variants, locked_variants_statement
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.sql import RowBuilder, placeholders

@@ -7,8 +7,8 @@ ORM's statements do not serve (the reads live in an area's `reads.py` or `*_read
 - a column's PostgreSQL type (`sql_type`) and a NULL of that type (`typed_null`), for a UNION's
   branch that leaves a column empty;
 - model instances built from a statement's rows through Tortoise's own `Model._init_from_db`
-  (`RowBuilder`, with `aliased_columns` to select a model's columns under an alias), so they
-  serialize and save exactly as queried ones do;
+  (`RowBuilder`, with `aliased_columns` to select a model's columns under an alias, or `Source`
+  for a statement built with pypika), so they serialize and save exactly as queried ones do;
 - bulk writes of many rows in few statements (`bulk_upsert`, `bulk_update`).
 
 The rows below a page of parents read in one UNION ALL are services/core/union_rows.py's."""
@@ -18,9 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
+from functools import lru_cache
 from itertools import count
 from typing import Any, Callable
 
+from pypika_tortoise import Order, Table
 from pypika_tortoise import functions as fn
 from pypika_tortoise.terms import NullValue, Term
 from tortoise.fields import DatetimeField
@@ -28,8 +30,8 @@ from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
 __all__ = [
-    "RowBuilder", "aliased_columns", "bulk_update", "bulk_upsert", "column_types", "execute", "numbered",
-    "placeholders", "question_marks", "sql_type", "typed_null",
+    "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
+    "numbered", "placeholders", "question_marks", "source", "sql_type", "typed_null",
 ]
 
 
@@ -57,6 +59,44 @@ class RowBuilder:
             value = row[key]
             values[column] = None if value is None else convert(value)
         return self.model._init_from_db(**values)
+
+
+class Source:
+    """A model's table under a short alias (PostgreSQL truncates longer column aliases) for a
+    statement built with pypika: its columns selected as `alias.column`, or NULLs standing for
+    them in a union's other branch, and its instances built from the rows (`build`)."""
+
+    def __init__(self, model: type[Model], alias: str):
+        self.model, self.alias = model, alias
+        self.table = Table(model._meta.db_table, alias=alias)
+        self.pk = model._meta.db_pk_column
+        builder = RowBuilder(model, lambda column: f"{alias}.{column}")
+        self.columns, self.pk_key = builder.columns, builder.pk_key
+        self.build = builder.build
+
+    def select(self) -> list:
+        return [self.table.field(c).as_(f"{self.alias}.{c}") for c in self.columns]
+
+    def nulls(self, dialect: str) -> list:
+        """Its columns as NULLs, for a union's other branch."""
+        return [typed_null(dialect, sql_type(self.model, c)).as_(f"{self.alias}.{c}") for c in self.columns]
+
+    def order(self, query):
+        """`query` ordered by this table's rows' creation, then id."""
+        return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
+
+
+@lru_cache(maxsize=None)
+def source(model: type[Model], alias: str) -> Source:
+    """One per (model, alias) and process: what it derives from the model does not change."""
+    return Source(model, alias)
+
+
+def by_creation(alias: str) -> Callable:
+    """The sort key of rows (selected by a `Source`) by the creation of `alias`'s row, then its
+    id (rows without one first)."""
+    created, pk = f"{alias}.created_at", f"{alias}.id"
+    return lambda row: (row[pk] is not None, row[created] or 0, row[pk] or "")
 
 
 def _datetimes(model: type[Model]) -> dict[str, DatetimeField]:
