@@ -123,7 +123,8 @@ async def set_level(
                 values.append(value)
         changed = await execute(
             InventoryLevel._meta.db,
-            f"UPDATE inventory_level SET {', '.join(sets)} WHERE inventory_item_id = ? AND location_id = ? RETURNING id",
+            f"UPDATE inventory_level SET {', '.join(sets)} WHERE inventory_item_id = ? AND location_id = ?"
+            " RETURNING id",
             [*values, inventory_item_id, location_id],
         )
         if not changed:

@@ -20,7 +20,8 @@ async def available_by_variant(variant_ids: list[str], location_ids: list[str] |
     at = "" if location_ids is None else f" AND l.location_id IN ({question_marks(len(location_ids))})"
     found = await execute(
         InventoryLevel._meta.db,
-        "SELECT pvi.variant_id, pvi.required_quantity, COALESCE(SUM(l.stocked_quantity - l.reserved_quantity), 0) AS available"
+        "SELECT pvi.variant_id, pvi.required_quantity,"
+        " COALESCE(SUM(l.stocked_quantity - l.reserved_quantity), 0) AS available"
         " FROM product_variant_inventory_item pvi"
         f" LEFT JOIN inventory_level l ON l.inventory_item_id = pvi.inventory_item_id{at}"
         f" WHERE pvi.variant_id IN ({question_marks(len(variant_ids))})"
