@@ -20,6 +20,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
 from itertools import count
+from operator import itemgetter
 from typing import Any, Callable
 
 from pypika_tortoise import Order, Table
@@ -45,7 +46,12 @@ class RowBuilder:
         self.model = model
         self.columns = sorted(meta.db_fields)
         self.pk_key = key_of(meta.db_pk_column)
-        self.plain = tuple((column, key_of(column)) for column in self.columns if column not in _datetimes(model))
+        plain = [column for column in self.columns if column not in _datetimes(model)]
+        # One C call takes a row's values (reading a wide union's rows is most of a fold's time);
+        # itemgetter of one key answers the value, not a tuple of it.
+        keys = [key_of(column) for column in plain]
+        self.plain = tuple(plain)
+        self._values = itemgetter(*keys) if len(keys) > 1 else (lambda row: (row[keys[0]],))
         self.times = tuple(
             (column, key_of(column), _utc_datetime(field)) for column, field in _datetimes(model).items()
         )
@@ -54,7 +60,7 @@ class RowBuilder:
         """The instance in `row`, or None where an outer join (or a union's other branch) found nothing."""
         if row[self.pk_key] is None:
             return None
-        values = {column: row[key] for column, key in self.plain}
+        values = dict(zip(self.plain, self._values(row)))
         for column, key, convert in self.times:
             value = row[key]
             values[column] = None if value is None else convert(value)
