@@ -7,10 +7,11 @@ from functools import lru_cache
 from typing import Callable
 
 from models import Cart
-from services.carts.reads import CartRows, LockedVariants, fold_locked_variants, locked_variants_statement, read_cart
+from services.carts.reads import CartRows, read_cart
+from services.carts.variant_reads import LockedVariants, fold_locked_variants, locked_variants_statement
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
-from services.core.rows import RowBuilder, placeholders
+from services.core.sql import RowBuilder, placeholders
 
 __all__ = ["lock_cart", "lock_cart_rows", "lock_reading_variants", "check_lines_open"]
 

@@ -23,22 +23,26 @@ exactly as queried ones do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable
 
-from pypika_tortoise import Order, Table
+from pypika_tortoise import Table
 from pypika_tortoise import functions as fn
-from pypika_tortoise.terms import LiteralValue, NullValue
-from tortoise.models import Model
+from pypika_tortoise.terms import LiteralValue
 
 from models import (
-    Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, Payment, PaymentSession,
-    Product, ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
+    Address, Cart, Discount, GiftCard, LineItem, LineItemAdjustment, LineItemTaxLine, Payment, PaymentSession, Product,
+    ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile,
 )
-from services.core.rows import RowBuilder, aliased_columns, placeholders, sql_type
+from services.carts.variant_reads import (  # read here before services/carts/variant_reads.py; imported from here
+    LockedVariants, fold_locked_variants, locked_variants_statement, read_variants,
+)
+from services.core.sql import Source as _Source
+from services.core.sql import aliased_columns, by_creation, placeholders, typed_null
+from services.core.sql import source as _source
 
 __all__ = [
-    "CartRows", "read_cart", "read_cart_lines", "read_variants", "read_region_with_default_channel", "amount_discount", "has_free_shipping",
+    "CartRows", "LockedVariants", "amount_discount", "fold_locked_variants", "has_free_shipping",
+    "locked_variants_statement", "read_cart", "read_cart_lines", "read_region_with_default_channel", "read_variants",
 ]
 
 
@@ -65,41 +69,6 @@ class CartRows:
     has_methods: bool = False  # whether it has shipping methods, read or not
     has_custom_options: bool = False  # whether the merchant set it shipping offers of its own (a swap's)
     payment: Payment | None = None  # its payment when not canceled; read only when asked for
-
-
-class _Source:
-    """A model's table under a short alias (PostgreSQL truncates longer column aliases), its
-    columns selected as `alias.column`."""
-
-    def __init__(self, model: type[Model], alias: str):
-        self.model, self.alias = model, alias
-        self.table = Table(model._meta.db_table, alias=alias)
-        self.pk = model._meta.db_pk_column
-        self._builder = RowBuilder(model, lambda column: f"{alias}.{column}")
-        self.columns = self._builder.columns
-        self._pk_key = self._builder.pk_key
-        self.build = self._builder.build
-
-    def select(self) -> list:
-        return [self.table.field(c).as_(f"{self.alias}.{c}") for c in self.columns]
-
-    def nulls(self, dialect: str) -> list:
-        """Its columns as NULLs, for a union's other branch."""
-        return [_null(dialect, sql_type(self.model, c)).as_(f"{self.alias}.{c}") for c in self.columns]
-
-    def order(self, query):
-        return query.orderby(self.table.created_at, order=Order.asc).orderby(self.table.id, order=Order.asc)
-
-
-def _null(dialect: str, type_: str):
-    """A NULL, typed on PostgreSQL (which settles a union's column types branch by branch)."""
-    return NullValue() if dialect == "sqlite" else fn.Cast(NullValue(), type_)
-
-
-@lru_cache(maxsize=None)
-def _source(model: type[Model], alias: str) -> _Source:
-    """One per (model, alias) and process: what it derives from the model does not change."""
-    return _Source(model, alias)
 
 
 async def read_cart(
@@ -270,7 +239,7 @@ async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list,
     sql = _STATEMENTS.get(key)
     if sql is None:
         cart_nulls = [n for source in _cart_sources(with_payment) for n in source.nulls(dialect)]
-        cart_nulls += [_null(dialect, "BIGINT").as_(f"n_{name}") for name in _counted(with_payment)]
+        cart_nulls += [typed_null(dialect, "BIGINT").as_(f"n_{name}") for name in _counted(with_payment)]
         line_nulls = [n for source in _line_sources() for n in source.nulls(dialect)]
         method_nulls = [n for source in _method_sources() for n in source.nulls(dialect)]
         # Unsorted: sorting the union's wide rows costs the server more than sorting here.
@@ -285,25 +254,20 @@ async def _cart_and_lines(cart_id: str, with_payment: bool) -> tuple[list, list,
     for row in rows:
         parts[row["part"]].append(row)
     cart_rows, line_rows, method_rows = parts
-    cart_rows.sort(key=_created("ps"))
-    line_rows.sort(key=_created("li"))
-    method_rows.sort(key=lambda row: (_created("m")(row), _created("mt")(row)))
+    cart_rows.sort(key=by_creation("ps"))
+    line_rows.sort(key=by_creation("li"))
+    method_rows.sort(key=lambda row: (by_creation("m")(row), by_creation("mt")(row)))
     return cart_rows, line_rows, method_rows
 
 
 _PARTS = ("cart", "lines", "methods")  # the union's branches, by `part`
 
 
-def _created(alias: str) -> Callable:
-    """The sort key of rows by the creation of `alias`'s row, then its id (rows without one first)."""
-    created, pk = f"{alias}.created_at", f"{alias}.id"
-    return lambda row: (row[pk] is not None, row[created] or 0, row[pk] or "")
-
-
 def _fold_cart(rows: list, with_payment: bool) -> tuple[Cart, list[PaymentSession], dict[str, int], Payment | None]:
     c, r, ship, bill, channel, ps, *pay = _cart_sources(with_payment)
     cart = c.build(rows[0])
-    for source, attr in ((r, "region"), (ship, "shipping_address"), (bill, "billing_address"), (channel, "sales_channel")):
+    joined = ((r, "region"), (ship, "shipping_address"), (bill, "billing_address"), (channel, "sales_channel"))
+    for source, attr in joined:
         object.__setattr__(cart, f"_{attr}", source.build(rows[0]))
     sessions = [s for s in (ps.build(row) for row in rows) if s is not None]
     payment = pay[0].build(rows[0]) if pay else None
@@ -341,7 +305,7 @@ def _fold_items(rows: list, with_adjustments: bool, with_tax_lines: bool):
     shared: dict[tuple[str, str], Any] = {}
 
     def one(source: _Source, row):
-        key = (source.alias, row[source._pk_key])
+        key = (source.alias, row[source.pk_key])
         found = shared.get(key)
         if found is None and key[1] is not None:
             found = shared[key] = source.build(row)
@@ -393,7 +357,7 @@ async def read_region_with_default_channel(region_id: str) -> tuple[Region | Non
     key = (db.capabilities.dialect, "region+channel")
     sql = _STATEMENTS.get(key)
     if sql is None:
-        mark = "?" if db.capabilities.dialect == "sqlite" else "$1"
+        mark = placeholders(db.capabilities.dialect, 1, 1)[0]
         columns = ", ".join(aliased_columns(source.model, source.alias) for source in (r, sc))
         sql = _STATEMENTS[key] = (
             f'SELECT {columns} FROM "region" "r" LEFT JOIN "sales_channel" "sc" '
@@ -404,110 +368,3 @@ async def read_region_with_default_channel(region_id: str) -> tuple[Region | Non
     if not rows:
         return None, None
     return r.build(rows[0]), sc.build(rows[0])
-
-
-async def read_variants(ids: list[str], *, for_sale: bool, channel_id: str | None) -> dict[str, tuple[ProductVariant, bool]]:
-    """The variants with their product, its shipping profile and the variants' live prices (as
-    `variant.prices`), in one statement; with each, whether its product is sold through
-    `channel_id` (True without a channel). `for_sale`: only live variants of live,
-    published products (what a shopper may add)."""
-    if not ids:
-        return {}
-    db = Cart._meta.db
-    dialect = db.capabilities.dialect
-    key = (dialect, "variants", for_sale, channel_id is not None, len(ids))
-    sql = _STATEMENTS.get(key)
-    if sql is None:
-        # The channel's mark comes first, as it does in the text (SQLite's marks are positional).
-        marks = placeholders(dialect, 1, len(ids) + 1)
-        marks = marks[1:] + marks[:1] if channel_id is not None else marks
-        channel = None if channel_id is None else marks[-1]
-        sql = _STATEMENTS[key] = _variants_select(marks[:-1], for_sale, channel) + ' ORDER BY "v"."id", "ma"."created_at", "ma"."id"'
-    params = ([channel_id] if channel_id is not None else []) + list(ids)
-    _, rows = await db.execute_query(sql, params)
-    return _fold_variants(rows)
-
-
-def _variants_select(marks: list[str], for_sale: bool, channel: str | None, extra: str = "") -> str:
-    """The SELECT of `read_variants` for the ids at `marks`; `channel`: the SQL of the sales
-    channel to check (None: no channel, or one whose NULL means none when `extra` is given)."""
-    v, p, pf, ma = _source(ProductVariant, "v"), _source(Product, "p"), _source(ShippingProfile, "pf"), \
-        _source(MoneyAmount, "ma")
-    columns = ", ".join(aliased_columns(s.model, s.alias) for s in (v, p, pf, ma))
-    in_channel = "1" if channel is None else (
-        f'(SELECT COUNT(*) FROM "product_sales_channel" "psc" WHERE "psc"."product_id" = "p"."id" '
-        f'AND "psc"."sales_channel_id" = {channel})'
-    )
-    if channel is not None and extra:
-        in_channel = f"CASE WHEN {channel} IS NULL THEN 1 ELSE {in_channel} END"
-    live = ' AND "v"."deleted_at" IS NULL AND "p"."deleted_at" IS NULL AND "p"."status" = \'published\'' \
-        if for_sale else ""
-    return (
-        f'SELECT {columns}, {in_channel} AS "in_channel"{extra} FROM "product_variant" "v" '
-        f'JOIN "product" "p" ON "p"."id" = "v"."product_id" '
-        f'LEFT JOIN "shipping_profile" "pf" ON "pf"."id" = "p"."profile_id" '
-        f'LEFT JOIN "money_amount" "ma" ON "ma"."variant_id" = "v"."id" AND "ma"."deleted_at" IS NULL '
-        f'WHERE "v"."id" IN ({", ".join(marks)}){live}'
-    )
-
-
-def _fold_variants(rows: list) -> dict[str, tuple[ProductVariant, bool]]:
-    """`read_variants`' rows (by variant, each variant's prices in order) folded."""
-    v, p, pf, ma = _source(ProductVariant, "v"), _source(Product, "p"), _source(ShippingProfile, "pf"), \
-        _source(MoneyAmount, "ma")
-    found: dict[str, tuple[ProductVariant, bool]] = {}
-    prices: dict[str, list[MoneyAmount]] = {}
-    for row in rows:
-        variant_id = row["v.id"]
-        if variant_id not in found:
-            variant = v.build(row)
-            product = p.build(row)
-            object.__setattr__(product, "_profile", pf.build(row))
-            object.__setattr__(variant, "_product", product)
-            found[variant_id] = (variant, bool(row["in_channel"]))
-            prices[variant_id] = []
-        price = ma.build(row)
-        if price is not None:
-            prices[variant_id].append(price)
-    for variant_id, (variant, _) in found.items():
-        variant.prices._set_result_for_query(prices[variant_id])
-    return found
-
-
-@dataclass
-class LockedVariants:
-    """Variants read by the statement that locked their cart (`lock_reading_variants`)."""
-    found: dict[str, tuple[ProductVariant, bool]]  # as `read_variants` answers
-    channel_id: str | None  # the cart's sales channel they were checked against
-
-
-def locked_variants_statement(dialect: str, count: int) -> tuple[str, Callable[[str, list[str]], list]]:
-    """The cart's row locked (as services/carts/locks.py locks it) and, in the same statement,
-    `read_variants(ids, for_sale=True, channel_id=<the cart's channel>)` for `count` ids, each
-    row carrying the channel checked as "checked_channel" (NULL for none). The variants are read
-    with the statement's snapshot, taken before the lock is granted: the caller compares that
-    channel with the one it reads under the lock. With the statement, how to lay out its
-    parameters for a cart id and the ids."""
-    key = (dialect, "lock+variants", count)
-    sql = _STATEMENTS.get(key)
-    if sql is None:
-        sqlite = dialect == "sqlite"
-        marks = placeholders(dialect, 2, count) if not sqlite else ["?"] * count
-        channel = '(SELECT "sales_channel_id" FROM "cart" WHERE "id" = ' + ("?" if sqlite else "$1") + ")"
-        inner = _variants_select(marks, True, channel, f', {channel} AS "checked_channel"')
-        lock = "" if sqlite else ' FOR UPDATE OF "c"'  # SQLite has one writer at a time
-        sql = _STATEMENTS[key] = (
-            f'SELECT "c"."id" AS "locked", "x".* FROM "cart" "c" LEFT JOIN ({inner}) "x" ON 1 = 1 '
-            f'WHERE "c"."id" = {"?" if sqlite else "$1"} AND "c"."deleted_at" IS NULL{lock}'
-        )
-    if dialect == "sqlite":  # positional: the CASE's channel twice, the count's, the checked one, the ids, the cart
-        return sql, lambda cart_id, ids: [cart_id, cart_id, cart_id, *ids, cart_id]
-    return sql, lambda cart_id, ids: [cart_id, *ids]
-
-
-def fold_locked_variants(rows: list) -> LockedVariants:
-    """The variants of `locked_variants_statement`'s rows (at least one: the cart's)."""
-    channel = rows[0]["checked_channel"]
-    found = [row for row in rows if row["v.id"] is not None]
-    found.sort(key=lambda row: (row["v.id"], *_created("ma")(row)))
-    return LockedVariants(_fold_variants(found), channel)

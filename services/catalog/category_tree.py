@@ -13,6 +13,7 @@ from __future__ import annotations
 from tortoise.expressions import RawSQL
 
 from models import ProductCategory
+from services.core.sql import placeholders
 
 __all__ = ["MAX_DEPTH", "descendants", "ancestor_ids", "subtree_height", "visible_ids", "category_ids_with_descendants"]
 
@@ -43,9 +44,7 @@ def _db():
 
 
 def _marks(count: int) -> str:
-    if _db().capabilities.dialect == "sqlite":
-        return ", ".join("?" * count)
-    return ", ".join(f"${i}" for i in range(1, count + 1))
+    return ", ".join(placeholders(_db().capabilities.dialect, 1, count))
 
 
 def _down(root_ids: list[str], shown_only: bool) -> str:

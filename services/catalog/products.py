@@ -17,7 +17,7 @@ from services.catalog.category_tree import category_ids_with_descendants, visibl
 from services.catalog.search_engine import matching_ids
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
 from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
-from services.catalog.product_rows import ROW_RELATIONS, load_product_rows
+from services.catalog.product_reads import ROW_RELATIONS, load_product_rows
 from services.inventory.channel_stock import show_channel_stock
 from services.store.defaults import default_channel_id
 
@@ -201,7 +201,7 @@ async def _priced(
 
 
 def _by_rows(relations: tuple[str, ...]) -> bool:
-    """Whether services/catalog/product_rows.py reads every relation asked for."""
+    """Whether services/catalog/product_reads.py reads every relation asked for."""
     return set(relations) <= ROW_RELATIONS
 
 

@@ -14,6 +14,7 @@ from tortoise.transactions import in_transaction
 
 from models import Product
 from services.catalog import search_index
+from services.core.sql import placeholders
 
 __all__ = ["MAX_TERMS", "LISTED_MATCHES", "search_terms", "search_product_ids", "matching_ids"]
 
@@ -34,12 +35,13 @@ def _db():
 
 def _sql(terms: list[str], channel_ids: list[str], limit: int, offset: int, fuzzy: bool = False,
          published_only: bool = True) -> tuple[str, list]:
-    sqlite = _db().capabilities.dialect == "sqlite"
+    dialect = _db().capabilities.dialect
+    sqlite = dialect == "sqlite"
     params: list = []
 
     def mark(value) -> str:
         params.append(value)
-        return "?" if sqlite else f"${len(params)}"
+        return placeholders(dialect, len(params), 1)[0]
 
     if sqlite:
         # bm25 only works in the FTS5 table's own query: rank there, join the products after.

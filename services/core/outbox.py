@@ -30,6 +30,7 @@ from tortoise.expressions import Q
 from models import Job
 from services.core import clock
 from services.core.db import atomic
+from services.core.sql import numbered
 
 __all__ = [
     "enqueue", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
@@ -66,7 +67,7 @@ _CLAIM = (
     'AND ("heartbeat_at" < ? OR ("heartbeat_at" IS NULL AND "started_at" < ?) OR "attempts" = ?))) '
     'RETURNING "attempts"'
 )
-_CLAIM_PG = _CLAIM.replace("?", "${}").format(*range(1, 7))
+_CLAIM_PG = numbered("postgres", _CLAIM)
 
 
 async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:

@@ -7,7 +7,7 @@ A kind names its model, the column that names each row's parent, and its FROM �
 columns are slots by type, shared by position: a kind's text columns fill `text_0`, `text_1`… in
 name order, its timestamps `timestamptz_0`…, so a row is as wide as the widest kind rather than
 all kinds together (the driver decodes every column of every row, NULL or not). Instances are
-built the way the ORM builds them (services/core/rows.py)."""
+built the way the ORM builds them (services/core/sql.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from tortoise.models import Model
 
-from services.core.rows import RowBuilder, placeholders, sql_type
+from services.core.sql import RowBuilder, placeholders, sql_type, typed_null
 
 __all__ = ["Kind", "UnionRows", "live", "relation_order"]
 
@@ -90,8 +90,7 @@ class UnionRows:
     def statement(self, dialect: str, count: int, kinds: tuple[Kind, ...]) -> str:
         """The UNION ALL of `kinds` for `count` parents (PostgreSQL numbers its marks, so every
         branch reuses the ids' marks and the region's comes after them; SQLite's follow the
-        text). A branch leaves the columns of other kinds NULL: typed on PostgreSQL, which
-        settles a union's column types branch by branch (an untyped NULL would make it text)."""
+        text). A branch leaves the columns of other kinds NULL, typed (`typed_null`)."""
         key = (dialect, count, tuple(kind.name for kind in kinds))
         sql = self._statements.get(key)
         if sql is not None:
@@ -104,8 +103,8 @@ class UnionRows:
             number = self.kinds.index(kind)
             mine = {slot: column for column, (slot, _) in self._slots[kind.name].items()}
             columns = ", ".join(
-                (f'"t"."{mine[slot]}"' if slot in mine else "NULL" if dialect == "sqlite"
-                 else f"CAST(NULL AS {sql_type})") + f' AS "{slot}"' for slot, sql_type in slots.items()
+                (f'"t"."{mine[slot]}"' if slot in mine else str(typed_null(dialect, type_))) + f' AS "{slot}"'
+                for slot, type_ in slots.items()
             )
             branches.append(f'SELECT {number} AS "kind", {kind.parent} AS "parent", {columns} '
                             + kind.joins.format(ids=ids, region=region))

@@ -14,7 +14,7 @@ from tortoise.exceptions import IntegrityError
 from models import Event, EventReceipt
 from services.core import clock
 from services.core.db import atomic
-from services.core.rows import RowBuilder, aliased_columns, placeholders
+from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.events.subscribers import subscribers_for
 
 __all__ = ["dispatch", "SubscribersFailed"]

@@ -10,7 +10,13 @@ stock-location modules.
 
 While the setting is on, a variant's `inventory_quantity` is never written alone: every level
 change rewrites it in the same transaction (sum over locations of stocked - reserved, divided
-by the link's required quantity), so switching the setting off leaves every variant right."""
+by the link's required quantity), so switching the setting off leaves every variant right.
+
+Conditional updates here are hand-written `UPDATE … WHERE <the condition> RETURNING`, run through
+services/core/sql.py's `execute`, rather than the ORM's `filter(...).update(...)`: the condition
+compares a column with itself plus the change (`stocked_quantity + ? - reserved_quantity >= 0`),
+and the answer names the row changed, so a refused change costs no second statement. The one
+hand-written read is `reads.available_by_variant`."""
 
 from __future__ import annotations
 

@@ -9,9 +9,11 @@ them in (inventory_item_id, location_id) order, so two such changes never deadlo
 from __future__ import annotations
 
 from models import InventoryLevel
+from services.core.clock import now
 from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotAllowed, NotFound
-from services.inventory._sql import marks, rows, stamp
+from services.core.sql import execute, question_marks
+from services.inventory.reads import available_by_variant
 
 __all__ = [
     "NotEnoughStock", "adjust", "create_level", "set_level", "delete_level", "get_level", "list_levels",
@@ -62,11 +64,12 @@ async def adjust(
     guard = "" if allow_negative else (
         " AND (stocked_quantity + ? - reserved_quantity - ? >= 0 OR CAST(? AS INTEGER) - CAST(? AS INTEGER) >= 0)"
     )
-    values = [stocked, reserved, incoming, stamp(), inventory_item_id, location_id, reserved, incoming]
+    values = [stocked, reserved, incoming, now(), inventory_item_id, location_id, reserved, incoming]
     if not allow_negative:
         values += [stocked, reserved, stocked, reserved]
     async with atomic():
-        changed = await rows(
+        changed = await execute(
+            InventoryLevel._meta.db,
             "UPDATE inventory_level SET stocked_quantity = stocked_quantity + ?, "
             "reserved_quantity = reserved_quantity + ?, incoming_quantity = incoming_quantity + ?, updated_at = ? "
             "WHERE inventory_item_id = ? AND location_id = ? AND reserved_quantity + ? >= 0 "
@@ -113,13 +116,15 @@ async def set_level(
     reserved is taken as counted: the level shows less than nothing available until restocked."""
     _not_negative(stocked_quantity=stocked_quantity, incoming_quantity=incoming_quantity)
     async with atomic():
-        sets, values = ["updated_at = ?"], [stamp()]
+        sets, values = ["updated_at = ?"], [now()]
         for column, value in (("stocked_quantity", stocked_quantity), ("incoming_quantity", incoming_quantity)):
             if value is not None:
                 sets.append(f"{column} = ?")
                 values.append(value)
-        changed = await rows(
-            f"UPDATE inventory_level SET {', '.join(sets)} WHERE inventory_item_id = ? AND location_id = ? RETURNING id",
+        changed = await execute(
+            InventoryLevel._meta.db,
+            f"UPDATE inventory_level SET {', '.join(sets)} WHERE inventory_item_id = ? AND location_id = ?"
+            " RETURNING id",
             [*values, inventory_item_id, location_id],
         )
         if not changed:
@@ -131,7 +136,8 @@ async def set_level(
 async def delete_level(inventory_item_id: str, location_id: str) -> None:
     """Stop stocking the item at the location; refused while units there are reserved."""
     async with atomic():
-        gone = await rows(
+        gone = await execute(
+            InventoryLevel._meta.db,
             "DELETE FROM inventory_level WHERE inventory_item_id = ? AND location_id = ? AND reserved_quantity = 0 "
             "RETURNING id",
             [inventory_item_id, location_id],
@@ -158,35 +164,14 @@ async def sync_variants(inventory_item_ids: list[str] | None) -> None:
         "  WHERE l.inventory_item_id = pvi.inventory_item_id), 0) / pvi.required_quantity)"
         " FROM product_variant_inventory_item pvi WHERE pvi.variant_id = product_variant.id)"
     )
-    of_items = f" WHERE inventory_item_id IN ({marks(len(ids))})" if inventory_item_ids is not None else ""
-    await rows(
+    of_items = f" WHERE inventory_item_id IN ({question_marks(len(ids))})" if inventory_item_ids is not None else ""
+    await execute(
+        InventoryLevel._meta.db,
         f"UPDATE product_variant SET inventory_quantity = {counted}"
         " WHERE manage_inventory AND id IN (SELECT variant_id FROM product_variant_inventory_item"
         f"{of_items}) AND inventory_quantity <> {counted}",
         ids,
     )
-
-
-async def available_by_variant(variant_ids: list[str], location_ids: list[str] | None = None) -> dict[str, int]:
-    """What each variant has available at these locations (all when None): for each of its items
-    the units available there divided by the link's required quantity, the fewest of them.
-    Variants with no inventory item are left out (their stock is not counted by location)."""
-    if not variant_ids:
-        return {}
-    at = "" if location_ids is None else f" AND l.location_id IN ({marks(len(location_ids))})"
-    found = await rows(
-        "SELECT pvi.variant_id, pvi.required_quantity, COALESCE(SUM(l.stocked_quantity - l.reserved_quantity), 0) AS available"
-        " FROM product_variant_inventory_item pvi"
-        f" LEFT JOIN inventory_level l ON l.inventory_item_id = pvi.inventory_item_id{at}"
-        f" WHERE pvi.variant_id IN ({marks(len(variant_ids))})"
-        " GROUP BY pvi.variant_id, pvi.inventory_item_id, pvi.required_quantity",
-        [*(location_ids or []), *variant_ids],
-    )
-    out: dict[str, int] = {}
-    for row in found:
-        units = int(row["available"]) // max(int(row["required_quantity"]), 1)
-        out[row["variant_id"]] = min(out.get(row["variant_id"], units), units)
-    return out
 
 
 def _not_negative(**quantities: int | None) -> None:

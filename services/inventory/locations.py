@@ -9,15 +9,15 @@ from dataclasses import dataclass
 
 from tortoise.expressions import Q
 
-from models import SalesChannel, SalesChannelLocation, StockLocation, StockLocationAddress, Store
+from models import InventoryLevel, SalesChannel, SalesChannelLocation, StockLocation, StockLocationAddress, Store
 from services.core.clock import now
 from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, date_filters, find_page
 from services.core.metadata import merge_metadata
+from services.core.sql import execute
 from services.core.updates import apply_changes, save_changes
-from services.inventory._sql import rows
 from services.inventory.levels import sync_variants
 from services.sales_channels.channels import get_sales_channel
 
@@ -155,7 +155,8 @@ async def delete_location(location_id: str) -> None:
             return
         # The levels' rows go first, locked by the DELETE: a reservation racing this one either
         # finished before (and is seen here) or finds no level.
-        gone = await rows(
+        gone = await execute(
+            InventoryLevel._meta.db,
             "DELETE FROM inventory_level WHERE location_id = ? RETURNING inventory_item_id, reserved_quantity",
             [location_id],
         )

@@ -14,7 +14,7 @@ from services.core import outbox
 from models import Customer, Invite, Notification, OneTimeToken, OrderEdit, Store, User
 from services.core import clock, one_time_tokens
 from services.core.db import atomic
-from services.core.rows import RowBuilder, aliased_columns, placeholders
+from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.notifications.messages import (
     INVITE_CREATED, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose, resource_type,
     token_request,

@@ -17,7 +17,7 @@ from models import (
     LineItemAdjustment, LineItemTaxLine, Order, Payment, Product, ProductVariant, Refund, Region, Return, SalesChannel,
     ShippingMethod, ShippingMethodTaxLine, ShippingOption, ShippingProfile, Swap,
 )
-from services.core.rows import RowBuilder, aliased_columns, placeholders
+from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.core.union_rows import Kind, UnionRows, live
 
 __all__ = ["OrderRows", "load_order_rows", "read_orders"]

@@ -25,7 +25,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
-from services.core.rows import placeholders
+from services.core.sql import placeholders
 from services.gift_cards.gift_cards import create_gift_card
 from services.inventory.order_stock import reserve_lines
 from services.events.bus import emit

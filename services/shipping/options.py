@@ -19,7 +19,7 @@ from models import (
     CustomShippingOption, Product, Region, ShippingOption, ShippingOptionRequirement, ShippingProfile, TaxRate,
 )
 from services.core.errors import NotAllowed
-from services.core.rows import RowBuilder, aliased_columns, placeholders
+from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.catalog.pricing import tax_on
 from services.regions.parts import region_parts
 from services.regions.taxes import TaxLine, load_overrides, option_lines

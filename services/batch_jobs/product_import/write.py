@@ -1,7 +1,8 @@
-"""Writing a planned import chunk with few statements, in the caller's transaction: one
-executemany per table for new rows, one UPDATE shape per set of changed columns, the option
-values, prices and relation links of the lines that set them. New rows are stamped a
-microsecond apart, so the file's order is their created order (options, images, export order)."""
+"""Writing a planned import chunk with few statements, in the caller's transaction, through
+services.core.sql's bulk writes: a few statements per table for new rows, one UPDATE shape per
+set of changed columns, the option values, prices and relation links of the lines that set them.
+New rows are stamped a microsecond apart, so the file's order is their created order (options,
+images, export order)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tortoise.backends.base.client import BaseDBAsyncClient
 
 from models import MoneyAmount, ProductOptionValue
 from services.batch_jobs.product_import.plan import PRODUCT_FIELDS, VARIANT_FIELDS, Plan
+from services.core.sql import bulk_update, bulk_upsert, placeholders
 from services.inventory.switch_on import variants_changed
 
 __all__ = ["write_plan", "refresh_statistics"]
@@ -32,51 +34,18 @@ _LINK_COLUMNS = {
 }
 
 
-_SQLITE_MAX_PARAMETERS = 999  # the least any SQLite build allows in one statement
-_INTS = {"weight", "length", "width", "height", "variant_rank", "inventory_quantity", "amount"}
-_BOOLS = {"is_giftcard", "discountable", "allow_backorder", "manage_inventory", "is_disabled"}
-
-
-def _pg_type(column: str) -> str:
-    if column in _INTS:
-        return "integer"
-    if column in _BOOLS:
-        return "boolean"
-    return "timestamptz" if column in ("created_at", "updated_at") else "text"
-
-
 class _Sql:
     def __init__(self, connection: BaseDBAsyncClient):
         self.connection = connection
-        self.postgres = connection.capabilities.dialect == "postgres"
         self._start, self._tick = datetime.now(timezone.utc), count()
 
     def stamp(self) -> datetime:
         return self._start + timedelta(microseconds=next(self._tick))
 
-    def marks(self, n: int, first: int = 1) -> str:
-        return ", ".join(f"${i}" for i in range(first, first + n)) if self.postgres else ", ".join("?" * n)
-
     async def insert(self, table: str, columns: Sequence[str], rows: Iterable[Sequence], stamped: bool = True):
         values = [[*r, *self._stamps()] if stamped else list(r) for r in rows]
-        if not values:
-            return
         names = [*columns, *(("created_at", "updated_at") if stamped else ())]
-        quoted = ", ".join('"' + n + '"' for n in names)
-        if self.postgres:  # one statement for all rows: each column travels as one array
-            arrays = ", ".join(f"${i + 1}::{_pg_type(n)}[]" for i, n in enumerate(names))
-            await self.connection.execute_query(
-                f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays})', [list(c) for c in zip(*values)]
-            )
-            return
-        # Many rows per statement: each statement that fires triggers costs a statement journal.
-        rows_per_statement = max(1, _SQLITE_MAX_PARAMETERS // len(names))
-        row = f"({self.marks(len(names))})"
-        for start in range(0, len(values), rows_per_statement):
-            part = values[start:start + rows_per_statement]
-            await self.connection.execute_query(
-                f'INSERT INTO "{table}" ({quoted}) VALUES {", ".join([row] * len(part))}', [v for r in part for v in r]
-            )
+        await bulk_upsert(self.connection, table, names, values)
 
     def _stamps(self) -> tuple[datetime, datetime]:
         at = self.stamp()
@@ -90,24 +59,12 @@ class _Sql:
             columns = tuple(sorted(values))
             shapes.setdefault(columns, []).append([*(values[c] for c in columns), now, row_id])
         for columns, rows in shapes.items():
-            names = (*columns, "updated_at", "id")
-            if self.postgres:
-                arrays = ", ".join(f"${i + 1}::{_pg_type(n)}[]" for i, n in enumerate(names))
-                sets = ", ".join(f'"{c}" = v."{c}"' for c in names[:-1])
-                as_v = ", ".join(f'"{n}"' for n in names)
-                await self.connection.execute_query(
-                    f'UPDATE "{table}" SET {sets} FROM unnest({arrays}) AS v({as_v}) WHERE "{table}"."id" = v."id"',
-                    [list(c) for c in zip(*rows)],
-                )
-                continue
-            sets = [f'"{c}" = ?' for c in names[:-1]]
-            await self.connection.execute_many(f'UPDATE "{table}" SET {", ".join(sets)} WHERE "id" = ?', rows)
+            await bulk_update(self.connection, table, (*columns, "updated_at", "id"), rows, changed_only=False)
 
     async def delete_links(self, table: str, product_ids: list[str]) -> None:
         if product_ids:
-            await self.connection.execute_query(
-                f'DELETE FROM "{table}" WHERE "product_id" IN ({self.marks(len(product_ids))})', product_ids
-            )
+            marks = ", ".join(placeholders(self.connection.capabilities.dialect, 1, len(product_ids)))
+            await self.connection.execute_query(f'DELETE FROM "{table}" WHERE "product_id" IN ({marks})', product_ids)
 
 
 async def write_plan(plan: Plan, connection: BaseDBAsyncClient) -> None:

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 
 from models import Address, Cart, Customer, DraftOrder, Notification, Order
 from models.notification import OneTimeToken
+from services.core.sql import numbered
 from services.migration.medusa_v1.source import SourceError
 
 __all__ = ["OwnRowsCollide", "COLLISIONS"]
@@ -52,12 +53,12 @@ async def _customers(target, names: list[str], values: list[list], source_top: i
         for mine, theirs, _ in pairs:
             for model in (Cart, Address, Order, Notification, OneTimeToken):
                 await model.filter(customer_id=mine).update(customer_id=theirs)
-            mine_, theirs_ = ("$1", "$2") if target.postgres else ("?1", "?2")
-            await target.client.execute_query(
-                f'DELETE FROM "customer_group_customers" WHERE customer_id = {mine_} AND customer_group_id IN'
-                f' (SELECT customer_group_id FROM "customer_group_customers" WHERE customer_id = {theirs_})', [mine, theirs])
-            await target.client.execute_query(
-                f'UPDATE "customer_group_customers" SET customer_id = {theirs_} WHERE customer_id = {mine_}', [mine, theirs])
+            dialect = target.client.capabilities.dialect
+            await target.client.execute_query(numbered(
+                dialect, 'DELETE FROM "customer_group_customers" WHERE customer_id = ? AND customer_group_id IN'
+                ' (SELECT customer_group_id FROM "customer_group_customers" WHERE customer_id = ?)'), [mine, theirs])
+            await target.client.execute_query(numbered(
+                dialect, 'UPDATE "customer_group_customers" SET customer_id = ? WHERE customer_id = ?'), [theirs, mine])
             await Customer.filter(id=mine).delete()
 
     notes = [f"customer {mine} ({'account' if o['has_account'] else 'guest'} {o['email']}, made here) merged into"

@@ -13,7 +13,7 @@ from datetime import datetime
 from models import GiftCard
 from services.migration.medusa_v1.differences import Differences
 from services.migration.medusa_v1.source import Source
-from services.orders.totals_rows import load_totals
+from services.orders.totals_reads import load_totals
 
 __all__ = ["check_money", "ORDER_FIGURES", "FIGURES_FROM"]
 

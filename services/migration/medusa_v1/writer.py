@@ -1,10 +1,10 @@
 """Writes batches of mapped rows into our database, whichever backend it is, as upserts keyed by
 Medusa's ids: a run repeated over the same rows leaves the same rows.
 
-Plain INSERT … ON CONFLICT through Tortoise's own connection (both PostgreSQL and SQLite speak
-it), because Tortoise's bulk_create would stamp `updated_at` with the time of the move, and the
-shop's own dates are history a merchant reads. On PostgreSQL a batch is one statement over
-arrays of its columns (`unnest`): a statement per row cost the server most of a move's time.
+INSERT … ON CONFLICT through Tortoise's own connection (services.core.sql's `bulk_upsert`: both
+PostgreSQL and SQLite speak it), because Tortoise's bulk_create would stamp `updated_at` with the
+time of the move, and the shop's own dates are history a merchant reads. A batch is a few
+statements whatever its size: a statement per row cost the server most of a move's time.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 
 from tortoise import Tortoise, fields
 from tortoise.backends.base.client import BaseDBAsyncClient
+
+from services.core.sql import bulk_update, bulk_upsert, numbered
 
 __all__ = ["Target", "TargetColumns", "quick_commits"]
 
@@ -121,27 +123,10 @@ def _quick_binding():
                 sqlite3.adapters[k] = before[t]
 
 
-_TYPES: dict[str, dict[str, str]] = {}  # PostgreSQL table -> column -> its type, as SQL names it
-
-
 class Target:
     def __init__(self, client: BaseDBAsyncClient | None = None):
         self.client = client or Tortoise.get_connection("default")
         self.postgres = self.client.capabilities.dialect == "postgres"
-
-    async def _types(self, table: str) -> dict[str, str]:
-        if table not in _TYPES:
-            rows = await self.client.execute_query_dict(
-                "SELECT attname, format_type(atttypid, atttypmod) AS type FROM pg_attribute "
-                "WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped", [f'"{table}"'],
-            )
-            _TYPES[table] = {r["attname"]: r["type"] for r in rows}
-        return _TYPES[table]
-
-    def _placeholders(self, count: int) -> str:
-        if self.postgres:
-            return ", ".join(f"${i}" for i in range(1, count + 1))
-        return ", ".join("?" for _ in range(count))
 
     async def upsert(
         self, table: str, columns: list[str], key: tuple[str, ...], rows: list[list], *,
@@ -152,68 +137,11 @@ class Target:
         locked). `insert_only` columns are written only with a new row (our defaults for what
         Medusa does not keep: a re-run leaves them as they were). `check=False`: a table that was
         empty, where PostgreSQL need not look first. How many rows were written."""
-        if not rows:
-            return 0
-        quoted = ", ".join(f'"{c}"' for c in columns)
-        updates = [c for c in columns if c not in key and c not in insert_only]
-        conflict = ", ".join(f'"{c}"' for c in key)
-        action = (
-            "DO UPDATE SET " + ", ".join(f'"{c}" = excluded."{c}"' for c in updates) if updates else "DO NOTHING"
-        )
-        if self.postgres:
-            # One statement for the batch; a key twice in it (a join's duplicate) keeps its last row,
-            # as a row per statement did.
-            at = [columns.index(k) for k in key]
-            rows = list({tuple(row[i] for i in at): row for row in rows}.values())
-            types = await self._types(table)
-            arrays = ", ".join(f"${i + 1}::{types[c]}[]" for i, c in enumerate(columns))
-            same = ""
-            if updates and check:  # rows as they are here already are left out before the insert
-                match = " AND ".join(f'o."{k}" = s."{k}"' for k in key)
-                ours = ", ".join(f'o."{c}"' for c in updates)
-                theirs = ", ".join(f's."{c}"' for c in updates)
-                same = (f' WHERE NOT EXISTS (SELECT 1 FROM "{table}" o WHERE {match} AND ({ours})'
-                        f" IS NOT DISTINCT FROM ({theirs}))")
-            sql = (f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays}) AS s({quoted}){same} '
-                   f"ON CONFLICT ({conflict}) {action}")
-            return await self._written(sql, [list(column) for column in zip(*rows)])
-        if updates:  # SQLite leaves the row as it is when the update's WHERE is false
-            action += " WHERE " + " OR ".join(f'"{table}"."{c}" IS NOT excluded."{c}"' for c in updates)
-        sql = f'INSERT INTO "{table}" ({quoted}) VALUES ({self._placeholders(len(columns))}) ON CONFLICT ({conflict}) {action}'
-        return await self._written(sql, rows)
+        return await bulk_upsert(self.client, table, columns, rows, key=key, insert_only=insert_only, check=check)
 
     async def update_by_key(self, table: str, columns: list[str], key: tuple[str, ...], rows: list[list]) -> int:
         """Update rows found by `key` whose values differ; none is created. How many were written."""
-        if not rows:
-            return 0
-        sets = [c for c in columns if c not in key]
-        if self.postgres:
-            types = await self._types(table)
-            quoted = ", ".join(f'"{c}"' for c in columns)
-            arrays = ", ".join(f"${i + 1}::{types[c]}[]" for i, c in enumerate(columns))
-            assign = ", ".join(f'"{c}" = s."{c}"' for c in sets)
-            match = " AND ".join(f'"{table}"."{c}" = s."{c}"' for c in key)
-            ours = ", ".join(f'"{table}"."{c}"' for c in sets)
-            theirs = ", ".join(f's."{c}"' for c in sets)
-            sql = (f'UPDATE "{table}" SET {assign} FROM unnest({arrays}) AS s({quoted}) '
-                   f"WHERE {match} AND ({ours}) IS DISTINCT FROM ({theirs})")
-            return await self._written(sql, [list(column) for column in zip(*rows)])
-        n = len(sets)
-        assign = ", ".join(f'"{c}" = ?{i + 1}' for i, c in enumerate(sets))
-        where = " AND ".join(f'"{c}" = ?{n + i + 1}' for i, c in enumerate(key))
-        differs = " OR ".join(f'"{c}" IS NOT ?{i + 1}' for i, c in enumerate(sets))
-        sql = f'UPDATE "{table}" SET {assign} WHERE {where} AND ({differs})'
-        return await self._written(sql, [[row[columns.index(c)] for c in sets + list(key)] for row in rows])
-
-    async def _written(self, sql: str, values: list) -> int:
-        """Run `sql` (PostgreSQL: once, over column arrays; SQLite: once per row of `values`, inside
-        the caller's transaction); the rows it wrote."""
-        async with self.client.acquire_connection() as conn:
-            if self.postgres:
-                status = await conn.execute(sql, *values)
-                return int(status.rsplit(" ", 1)[-1])
-            cursor = await conn.executemany(sql, values)
-            return cursor.rowcount
+        return await bulk_update(self.client, table, columns, rows, key=key)
 
     async def analyze(self) -> None:
         """PostgreSQL's statistics, taken after a move: the planner otherwise still sees the tables
@@ -273,11 +201,9 @@ class Target:
 
     async def _delete(self, table: str, key: tuple[str, ...], rows: list[tuple]) -> int:
         if rows:
-            if self.postgres:
-                where = " AND ".join(f'"{c}" = ${i + 1}' for i, c in enumerate(key))
-            else:
-                where = " AND ".join(f'"{c}" = ?' for c in key)
-            await self.client.execute_many(f'DELETE FROM "{table}" WHERE {where}', [list(r) for r in rows])
+            where = " AND ".join(f'"{c}" = ?' for c in key)
+            statement = numbered(self.client.capabilities.dialect, f'DELETE FROM "{table}" WHERE {where}')
+            await self.client.execute_many(statement, [list(r) for r in rows])
         return len(rows)
 
 

@@ -34,7 +34,7 @@ async def test_the_checks_totals_are_the_order_views(imported):
     # The check reads lean rows in bulk; its totals must be those the order routes answer. The
     # fixture's orders have no discount: two get some here (the second's lines count only the
     # first amount discount's adjustments), a third its own tax rate, a fourth a returned line.
-    from services.orders.totals_rows import load_totals
+    from services.orders.totals_reads import load_totals
     from services.orders.view import load_views, read_orders
 
     ids = list(await Order.all().order_by("id").values_list("id", flat=True))

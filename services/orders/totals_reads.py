@@ -21,7 +21,7 @@ from models import (
     Discount, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, ShippingMethod,
     ShippingMethodTaxLine,
 )
-from services.core.rows import placeholders
+from services.core.sql import placeholders
 from services.core.union_rows import relation_order
 from services.orders.totals import OrderTotals
 from services.orders.view import compute_totals
