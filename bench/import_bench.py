@@ -75,14 +75,16 @@ async def _cpu(pids: list[int]) -> float:
 
 
 async def run(settings: Settings, rows: int, chunk_size: int) -> dict:
+    from app.shapes.completion import ApiAnswers
     from models import BatchJob, Product, Region
-    from services import files
+    from services import files, setup
     from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
 
     async with open_store(settings):
         if not await Region.filter(name="Bench", deleted_at=None).exists():
             await Region.create(name="Bench", currency_code="eur")
-        storage = files.configure(settings)
+        setup.configure(settings, answers=ApiAnswers())  # as the worker process starts
+        storage = files.storage()
         path = os.path.join(settings.file_storage_dir, "bench.csv")
         started = time.perf_counter()
         write_csv(path, rows)

@@ -49,15 +49,16 @@ async def add_orders(count: int) -> None:
 
 
 async def run(settings: Settings, orders: int) -> dict:
+    from app.shapes.completion import ApiAnswers
     from models import BatchJob
-    from services import files
+    from services import setup
     from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
 
     async with open_store(settings):
         started = time.perf_counter()
         await add_orders(orders)
         print(f"orders in place in {time.perf_counter() - started:.1f}s")
-        files.configure(settings)
+        setup.configure(settings, answers=ApiAnswers())  # as the worker process starts
         rss_before = peak_rss_mb()
         job = await create_batch_job("bench", "order-export", {})
         started = time.perf_counter()

@@ -15,9 +15,9 @@ from models import Address, Customer, CustomerGroup
 from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound, Unauthorized
 from services.core.listing import FindConfig, date_filters, find_one, find_page, find_plain_page
-from services.core.metadata import merge_metadata
 from services.core.passwords import dummy_hash, hash_password_async, strengthen_hash, verify_password_async
 from services.core.tokens import STORE_JWT_TTL, issue_jwt, password_stamp, stamp_matches
+from services.core.updates import apply_changes, save_changes
 from services.users.users import normalize_email
 from services.events import names as ev
 from services.events.bus import emit
@@ -174,15 +174,14 @@ async def update_customer(
             updates = {k: v for k, v in columns.items() if v is not KEEP}
             if password_hash:
                 updates["password_hash"] = password_hash
-            if metadata is not None:
-                updates["metadata"] = merge_metadata(customer.metadata, metadata)
-            if updates:
-                customer.update_from_dict(updates)
-                await customer.save(update_fields=[*updates, "updated_at"])
+            # A given name, phone or password is written (and customer.updated emitted) even when it is the
+            # one stored: only the email is compared first (_changed_email).
+            customer.update_from_dict(updates)
+            written = await save_changes(customer, [*updates, *apply_changes(customer, {}, metadata=metadata)])
             if groups is not None:
                 await customer.groups.clear()
                 await customer.groups.add(*groups)
-            if updates or groups is not None:
+            if written or groups is not None:
                 await emit(ev.CUSTOMER_UPDATED, id=customer.id)
     except IntegrityError:
         if email is None:  # not the email index: leave it to the web tier's generic mapping

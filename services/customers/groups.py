@@ -13,7 +13,7 @@ from services.customers.customers import CustomerFilter, list_customers
 from services.core.db import atomic
 from services.core.errors import Duplicate, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
-from services.core.metadata import merge_metadata
+from services.core.updates import apply_changes, save_changes
 
 __all__ = [
     "GroupFilter", "list_groups", "get_group", "create_group", "update_group", "delete_group",
@@ -78,24 +78,14 @@ async def update_group(
     group_id: str, relations: tuple[str, ...] = (), *, name: str | None = None, metadata: dict | None = None
 ) -> CustomerGroup:
     """Rename or re-tag a group (metadata merged) and return it with `relations`."""
-    try:
-        async with atomic():
-            group = await _live().select_for_update().get_or_none(id=group_id)
-            if group is None:
-                raise _not_found(group_id)
-            changed = []
-            if name is not None and name != group.name:
-                if await _live().filter(name=name).exclude(id=group_id).exists():
-                    raise _duplicate(name)
-                group.name = name
-                changed.append("name")
-            if metadata is not None:
-                group.metadata = merge_metadata(group.metadata, metadata)
-                changed.append("metadata")
-            if changed:
-                await group.save(update_fields=[*changed, "updated_at"])
-    except IntegrityError:
-        raise _duplicate(name) from None
+    async with atomic():
+        group = await _live().select_for_update().get_or_none(id=group_id)
+        if group is None:
+            raise _not_found(group_id)
+        if name is not None and name != group.name and await _live().filter(name=name).exclude(id=group_id).exists():
+            raise _duplicate(name)
+        changed = apply_changes(group, {"name": name}, metadata=metadata)
+        await save_changes(group, changed, duplicate=_duplicate(name))
     return await get_group(group_id, relations)
 
 

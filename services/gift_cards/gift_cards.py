@@ -30,7 +30,7 @@ from services.events import names as ev
 from services.events.bus import emit
 
 __all__ = [
-    "KEEP", "MAX_AMOUNT", "generate_code", "list_gift_cards", "get_gift_card", "create_gift_card",
+    "KEEP", "generate_code", "list_gift_cards", "get_gift_card", "create_gift_card",
     "update_gift_card", "delete_gift_card", "get_redeemable_gift_card",
 ]
 
