@@ -6,8 +6,8 @@ ORM's statements do not serve (the reads live in an area's `reads.py` or `*_read
   transaction's connection;
 - a column's PostgreSQL type (`sql_type`) and a NULL of that type (`typed_null`), for a UNION's
   branch that leaves a column empty;
-- model instances built from a statement's rows through Tortoise's own `Model._init_from_db`
-  (`RowBuilder`, with `aliased_columns` to select a model's columns under an alias, or `Source`
+- model instances built from a statement's rows as Tortoise's own `Model._init_from_db` builds
+  them (`RowBuilder`, with `aliased_columns` to select a model's columns under an alias, or `Source`
   for a statement built with pypika), so they serialize and save exactly as queried ones do;
 - bulk writes of many rows in few statements (`bulk_upsert`, `bulk_update`).
 
@@ -20,7 +20,6 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
 from itertools import count
-from operator import itemgetter
 from typing import Any, Callable
 
 from pypika_tortoise import Order, Table
@@ -37,34 +36,61 @@ __all__ = [
 
 
 class RowBuilder:
-    """Builds `model` instances from rows whose column `c` is found under `key_of(c)`, through
-    Tortoise's own `Model._init_from_db` (what a queryset calls for each row), so an instance is
-    what the ORM would have built: loaded, not partial, saved as a queried one saves."""
+    """Builds `model` instances from rows whose column `c` is found under `key_of(c)`: the
+    instance Tortoise's own `Model._init_from_db` makes for a row (what a queryset calls), built
+    without its keyword dict and per-attribute hooks, which a read that builds hundreds of
+    instances spends most of its time in (a 100-line cart read took twice as long through it).
+
+    Nothing of the ORM's loaded state is written here by name: the builder asks `_init_from_db`
+    once for an instance of an empty row and copies whatever state it set beside the fields
+    (loaded, not partial, saved in the database, …) into every instance, fresh where mutable. So
+    an instance serializes and saves as a queried one does, and a Tortoise release that keeps other
+    state keeps it here too. Each field's value is converted as `_init_from_db` converts it (the
+    driver's own value, the field's type, or its `to_python_value`), with one shortcut for
+    timestamps (`_utc_datetime`). tests/services/core/test_sql.py holds every built model to the
+    ORM's instance on both backends."""
 
     def __init__(self, model: type[Model], key_of: Callable[[str], str]):
         meta = model._meta
         self.model = model
         self.columns = sorted(meta.db_fields)
         self.pk_key = key_of(meta.db_pk_column)
-        plain = [column for column in self.columns if column not in _datetimes(model)]
-        # One C call takes a row's values (reading a wide union's rows is most of a fold's time);
-        # itemgetter of one key answers the value, not a tuple of it.
-        keys = [key_of(column) for column in plain]
-        self.plain = tuple(plain)
-        self._values = itemgetter(*keys) if len(keys) > 1 else (lambda row: (row[keys[0]],))
-        self.times = tuple(
-            (column, key_of(column), _utc_datetime(field)) for column, field in _datetimes(model).items()
-        )
+        self.plain = tuple((attr, key_of(column)) for column, attr, _ in meta.db_native_fields)
+        converted = [(attr, key_of(column), f.field_type) for column, attr, f in meta.db_default_fields]
+        for column, attr, f in meta.db_complex_fields:
+            convert = _utc_datetime(f) if isinstance(f, DatetimeField) else f.to_python_value
+            converted.append((attr, key_of(column), convert))
+        self.converted = tuple(converted)
+        self.state, self.fresh = _loaded_state(model)
 
     def build(self, row) -> Any:
         """The instance in `row`, or None where an outer join (or a union's other branch) found nothing."""
         if row[self.pk_key] is None:
             return None
-        values = dict(zip(self.plain, self._values(row)))
-        for column, key, convert in self.times:
+        obj = self.model.__new__(self.model)
+        values = obj.__dict__
+        values.update(self.state)
+        for name, make in self.fresh:
+            values[name] = make()
+        for attr, key in self.plain:
+            values[attr] = row[key]
+        for attr, key, convert in self.converted:
             value = row[key]
-            values[column] = None if value is None else convert(value)
-        return self.model._init_from_db(**values)
+            values[attr] = None if value is None else convert(value)
+        return obj
+
+
+@lru_cache(maxsize=None)
+def _loaded_state(model: type[Model]) -> tuple[dict, tuple]:
+    """What `_init_from_db` sets on an instance beside its fields, as (values shared by every
+    instance, (name, maker) of the mutable ones each instance gets its own of)."""
+    meta = model._meta
+    empty = model._init_from_db(**{column: None for column in meta.db_fields})
+    fields = {attr for group in (meta.db_native_fields, meta.db_default_fields, meta.db_complex_fields)
+              for _, attr, _ in group}
+    state = {k: v for k, v in vars(empty).items() if k not in fields}
+    fresh = tuple((k, type(v)) for k, v in state.items() if isinstance(v, (dict, list, set)))
+    return {k: v for k, v in state.items() if not isinstance(v, (dict, list, set))}, fresh
 
 
 class Source:
@@ -105,33 +131,29 @@ def by_creation(alias: str) -> Callable:
     return lambda row: (row[pk] is not None, row[created] or 0, row[pk] or "")
 
 
-def _datetimes(model: type[Model]) -> dict[str, DatetimeField]:
-    return {column: f for column, _, f in model._meta.db_complex_fields if isinstance(f, DatetimeField)}
-
-
 def _utc_datetime(field: DatetimeField) -> Callable:
-    """The field's conversion, ahead of `_init_from_db`'s own, when the ORM's time zone is UTC:
-    the value is handed over already in the ORM's zone object, which the ORM then keeps as it is
-    (`astimezone` of a datetime into its own zone is the datetime itself), instead of converting
-    every timestamp again (that took a fifth of the time of folding a 100-line cart). SQLite's
-    text is parsed by `datetime.fromisoformat` (the ORM's parser took most of the time of
-    building an order's rows on SQLite). Elsewhere the ORM converts it, as for any query."""
+    """The field's conversion, with a shortcut for what PostgreSQL's driver returns when the
+    ORM's time zone is UTC: an aware UTC datetime is kept as it comes. It is the same instant as
+    the ORM's (equal, serialized alike); only its tzinfo object differs, and giving it the ORM's
+    cost a 100-line cart a fifth of its folding time. SQLite's text is parsed by
+    `datetime.fromisoformat` (the ORM's parser took most of the time of building an order's rows
+    on SQLite)."""
     zone = get_default_timezone()
     if not get_use_tz() or getattr(zone, "key", None) != "UTC":
-        return lambda value: value
+        return field.to_python_value
 
     def convert(value):
+        if type(value) is datetime and value.tzinfo is timezone.utc:
+            return value
         if type(value) is str:  # SQLite's text: the C parser, not the ORM's regular expressions
             try:
-                value = datetime.fromisoformat(value)
+                parsed = datetime.fromisoformat(value)
             except ValueError:
-                return value
-        if type(value) is datetime:
-            if value.tzinfo is None:  # the ORM reads a naive time as its zone's (UTC here)
-                return value.replace(tzinfo=zone)
-            if value.tzinfo is not zone:
-                return value.astimezone(timezone.utc).replace(tzinfo=zone)
-        return value
+                return field.to_python_value(value)
+            if parsed.tzinfo is None:  # the ORM reads a naive time as its zone's (UTC here)
+                return parsed.replace(tzinfo=timezone.utc)
+            return parsed if parsed.tzinfo is timezone.utc else parsed.astimezone(timezone.utc)
+        return field.to_python_value(value)
     return convert
 
 

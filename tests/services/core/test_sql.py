@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from tortoise import Tortoise
 from tortoise.transactions import in_transaction
 
 from models import ProductTag
@@ -54,6 +55,26 @@ async def test_an_instance_built_from_a_row_is_the_one_the_orm_reads():
     mine.value = "navy"
     await mine.save()
     assert (await ProductTag.get(id=tag.id)).value == "navy"
+
+
+def _models() -> list:
+    return sorted((m for app in Tortoise.apps.values() for m in app.values()), key=lambda m: m.__name__)
+
+
+async def test_every_model_is_built_with_the_state_the_orm_gives_a_loaded_instance():
+    # Given, for every model, a row with its primary key and nothing else
+    for model in _models():
+        meta = model._meta
+        row = {column: None for column in meta.db_fields} | {meta.db_pk_column: "x_1"}
+        # When the builder builds it twice, and the ORM's own _init_from_db once
+        builder = RowBuilder(model, lambda column: column)
+        mine, again = builder.build(row), builder.build(row)
+        theirs = model._init_from_db(**row)
+        # I expect the same attributes and values, the ORM's loaded state among them
+        assert vars(mine) == vars(theirs), model.__name__
+        # and no instance sharing a mutable part of that state with another
+        shared = [k for k, v in vars(mine).items() if isinstance(v, (dict, list, set)) and v is vars(again)[k]]
+        assert shared == [], model.__name__
 
 
 @pytest.mark.parametrize("copy_from", [10**9, 0], ids=["arrays", "copy"])
