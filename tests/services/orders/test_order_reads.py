@@ -9,7 +9,7 @@ from models import (
     GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, ShippingMethod,
     ShippingMethodTaxLine,
 )
-from services.orders.order_rows import load_order_rows
+from services.orders.order_reads import load_order_rows
 from tests.cart_factories import discount, gift_card, update_cart
 from tests.checkout_factories import complete, ready_cart
 from tests.conftest import count_queries, requires_postgres
