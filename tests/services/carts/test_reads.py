@@ -13,7 +13,8 @@ from models import (
     ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, Store,
 )
 from services.carts.lock_reads import read_locked_cart, read_locked_variants
-from services.carts.reads import read_cart, read_cart_lines, read_region_with_default_channel, read_variants
+from services.carts.reads import read_cart, read_cart_lines, read_region_with_default_channel
+from services.carts.variant_reads import read_variants
 from services.core.db import atomic
 from services.core.errors import NotFound
 from tests.cart_factories import discount, gift_card, update_cart
