@@ -293,9 +293,7 @@ HAND_WRITTEN_WRITES = {
 READS_TO_MOVE = {
     "services/catalog/category_tree.py",  # the category tree's recursive reads (ids and categories)
     "services/catalog/search_engine.py",  # the search index's page of product ids
-    "services/catalog/versions.py",  # the catalogue's version row
     "services/core/gauges.py",  # the metrics' counts
-    "services/customers/versions.py",  # the customers list's version row
 }
 TOOLKIT_RUNNERS = {"execute", "RowBuilder", "Source", "source"}
 
