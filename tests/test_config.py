@@ -204,7 +204,7 @@ def test_postgres_urls_become_an_asyncpg_pool_of_ten_without_reset_round_trips(u
     assert credentials["maxsize"] == 10 and callable(credentials["reset"])
     # asyncpg's own limit (15 KiB) would leave the order page's one read of its rows unprepared
     assert credentials["max_cacheable_statement_size"] == MAX_CACHED_STATEMENT_BYTES >= 32 * 1024
-    # the sessions price a random page read as on an SSD (services/orders/test_order_rows.py)
+    # the sessions price a random page read as on an SSD (tests/services/orders/test_order_reads.py)
     assert credentials["server_settings"] == {"random_page_cost": "1.1"}
 
 

@@ -262,3 +262,82 @@ def test_the_composition_root_configures_every_area_that_can_be_configured():
 @pytest.mark.parametrize("entry_point", sorted(ENTRY_POINTS))
 def test_every_process_starts_through_the_one_configure(entry_point):
     assert SETUP in _configure_calls(entry_point, MODULES[entry_point]), ENTRY_POINTS[entry_point]
+
+
+# Hand-written SQL (docs/architecture.md, the SQL toolkit): a module under services/ that runs a
+# statement by hand (a connection's `execute_query*`, or services/core/sql.py's `execute`,
+# `RowBuilder`, `Source`, `source`) is a reads module (`reads.py`, `*_reads.py`, each read held
+# equal to the ORM's on both backends), or one of these, each for the reason given.
+TOOLKIT = {
+    "services/core/sql.py",  # the toolkit itself: marks, `execute`, instances, bulk writes
+    "services/core/union_rows.py",  # the toolkit's one-statement read of the rows below a page, for reads modules
+    "services/core/listing.py",  # the admin lists' page and count, the statement built from each list's queryset
+}
+HAND_WRITTEN_WRITES = {
+    "services/batch_jobs/product_import/write.py",  # an import's bulk writes (and DELETE of replaced rows)
+    "services/catalog/category_edits.py",  # the category tree's advisory lock, taken before a move
+    "services/catalog/product_writes.py",  # bulk writes of a product's rows
+    "services/catalog/search_index.py",  # pausing and draining the trigger-kept search index around a batch
+    "services/core/outbox.py",  # the outbox's claim: a conditional UPDATE … RETURNING
+    "services/core/rate_limits.py",  # a window's counter: one upsert … RETURNING
+    "services/events/dispatch.py",  # a receipt's INSERT, built once (a dispatch writes one per subscriber)
+    "services/inventory/levels.py",  # conditional UPDATEs and DELETEs of stock levels, counted
+    "services/inventory/locations.py",  # a location's levels deleted with it, counted
+    "services/migration/medusa_v1/collisions.py",  # merging and renumbering our rows that collide with the shop's
+    "services/migration/medusa_v1/writer.py",  # the move's writer: bulk writes, its checks and SQLite's pragmas
+    "services/orders/display_ids.py",  # the display-id counter: UPDATE … RETURNING in its own transaction
+    "services/orders/placement.py",  # stock taken at placement: a conditional UPDATE … RETURNING
+}
+# Reads that still run outside a reads module: each goes when its module moves (the test fails
+# while a listed one is gone, so the list only shrinks).
+READS_TO_MOVE = {
+    "services/catalog/search_engine.py",  # the search index's page of product ids
+}
+TOOLKIT_RUNNERS = {"execute", "RowBuilder", "Source", "source"}
+
+
+def _runs_statements_by_hand(path: Path) -> bool:
+    tree = ast.parse(path.read_text(), str(path))
+    runners, toolkit_modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "services.core.sql":
+            runners |= {alias.asname or alias.name for alias in node.names if alias.name in TOOLKIT_RUNNERS}
+        elif isinstance(node, ast.ImportFrom) and node.module == "services.core":
+            toolkit_modules |= {alias.asname or alias.name for alias in node.names if alias.name == "sql"}
+        elif isinstance(node, ast.Import):
+            toolkit_modules |= {alias.asname or alias.name for alias in node.names if alias.name == "services.core.sql"}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in runners:
+            return True
+        if isinstance(func, ast.Attribute) and func.attr.startswith("execute_query"):
+            return True
+        if (isinstance(func, ast.Attribute) and func.attr in TOOLKIT_RUNNERS
+                and ast.unparse(func.value) in toolkit_modules):
+            return True
+    return False
+
+
+def _is_reads_module(path: Path) -> bool:
+    return path.name == "reads.py" or path.name.endswith("_reads.py")
+
+
+def test_hand_written_statements_run_only_in_reads_modules_or_listed_writers():
+    by_hand = {str(p.relative_to(ROOT)) for p in sorted((ROOT / "services").rglob("*.py"))
+               if _runs_statements_by_hand(p)}
+    outside = {p for p in by_hand if not _is_reads_module(ROOT / p)}
+    listed = TOOLKIT | HAND_WRITTEN_WRITES | READS_TO_MOVE
+    assert not outside - listed, f"hand-written SQL outside a reads module, unlisted: {sorted(outside - listed)}"
+    assert not listed - outside, f"listed but running no hand-written SQL (drop them): {sorted(listed - outside)}"
+
+
+def test_every_reads_module_has_its_equality_test():
+    # Given every reads module under services/
+    reads = sorted(p for p in (ROOT / "services").rglob("*.py") if _is_reads_module(p))
+    tests = [p.read_text() for p in (ROOT / "tests").rglob("test_*.py")]
+    # I expect each imported by a test (its reads held to the ORM's on both backends)
+    for path in reads:
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        assert any(f"from {module} import" in text for text in tests), f"{module} has no test importing it"

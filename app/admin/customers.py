@@ -14,7 +14,7 @@ from app.web.serialize import COLUMNS, dump_many
 from app.web.validation import Body, Email, NonEmptyStr, parse_body, max_items, MAX_FEW
 from models import Customer, Order
 from services.customers.customers import CustomerFilter, create_customer, get_customer, list_customers, update_customer
-from services.customers.versions import read_customer_list_versions
+from services.customers.version_reads import read_customer_list_versions
 
 __all__ = ["bp", "CustomerFilters", "RELATIONS", "ORDER", "customers_page"]
 

@@ -19,7 +19,7 @@ from app.web.serialize import COLUMNS
 from app.web.validation import Body, max_length, parse_body
 from models import Product
 from services.catalog.products import StoreProductFilter, get_store_product, list_store_products
-from services.catalog.versions import product_version
+from services.catalog.version_reads import product_version
 from services.catalog.search import search_store_products, search_terms
 from services.core.listing import FindConfig
 

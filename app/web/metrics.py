@@ -1,6 +1,6 @@
 """`GET /metrics` in Prometheus's text format (prometheus-client): the web processes' requests
 (count and latency by method, route template and status; in flight), and what the database says
-about background work (services/core/gauges.py). With several web processes the request series
+about background work (services/core/gauge_reads.py). With several web processes the request series
 are summed across them through prometheus-client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR,
 which `commerce serve --workers N` sets up). Admin credentials are required, as on /admin."""
 
@@ -17,7 +17,7 @@ from sanic import Blueprint, Request
 from sanic.response import raw
 
 from app.web.auth import require_admin
-from services.core.gauges import read_gauges
+from services.core.gauge_reads import read_gauges
 
 __all__ = ["bp", "request_started", "request_finished"]
 

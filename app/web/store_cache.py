@@ -1,7 +1,7 @@
 """Storefront catalogue reads a CDN or a browser can keep (collections, categories, products,
 regions, a region's shipping options).
 
-Each answer carries an `ETag` made from the catalogue's version (services/catalog/versions.py,
+Each answer carries an `ETag` made from the catalogue's version (services/catalog/version_reads.py,
 moved by every write to what it shows, in the writer's transaction), the path, the query string
 and, where it matters, the publishable key. The version is read first, in one statement: a request
 whose `If-None-Match` names the current tag is answered 304 before anything else is loaded. Each
@@ -25,7 +25,7 @@ from sanic import Request
 from app.web.answer_cache import SharedRead, kept
 from app.web.auth import customer_id, has_customer_credentials
 from app.web.publishable_keys import HEADER as KEY_HEADER
-from services.catalog.versions import catalogue_version
+from services.catalog.version_reads import catalogue_version
 
 __all__ = ["cached", "PRIVATE"]
 

@@ -22,9 +22,9 @@ from services.core.ids import fits
 from services.regions.parts import region_parts
 from services.regions.taxes import system_lines
 from services.shipping.options import (
-    PricedOption, live_option, meets_requirements, option_price, outbound_options, price_in_region, price_offers,
-    priceable,
+    PricedOption, meets_requirements, option_price, price_in_region, price_offers, priceable,
 )
+from services.shipping.reads import live_option, outbound_options
 
 __all__ = ["cart_shipping_options", "add_shipping_method", "requirement_base"]
 

@@ -1,6 +1,6 @@
 """The variants a shopper adds to a cart, with their product, its shipping profile and their
 live prices, read in one statement (services/carts/items.py), alone or together with the lock
-of their cart (services/carts/locks.py). Instances are built through services/core/sql.py; the
+of their cart (services/carts/lock_reads.py). Instances are built through services/core/sql.py; the
 rows equal what the ORM reads (tests/services/carts/test_reads.py)."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class LockedVariants:
 
 
 def locked_variants_statement(dialect: str, count: int) -> tuple[str, Callable[[str, list[str]], list]]:
-    """The cart's row locked (as services/carts/locks.py locks it) and, in the same statement,
+    """The cart's row locked (as services/carts/lock_reads.py locks it) and, in the same statement,
     `read_variants(ids, for_sale=True, channel_id=<the cart's channel>)` for `count` ids, each
     row carrying the channel checked as "checked_channel" (NULL for none). The variants are read
     with the statement's snapshot, taken before the lock is granted: the caller compares that

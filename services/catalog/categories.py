@@ -16,7 +16,7 @@ from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
 from models import ProductCategory
-from services.catalog.category_tree import descendants, visible_ids
+from services.catalog.category_tree_reads import descendants, visible_ids
 from services.core.errors import NotFound
 from services.core.ids import fits
 from services.core.listing import FindConfig, find_page

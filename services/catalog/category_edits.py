@@ -15,7 +15,7 @@ from tortoise.exceptions import IntegrityError
 
 from models import Product, ProductCategory
 from services.catalog.categories import RELATIONS, CategoryNode, get_category, not_found
-from services.catalog.category_tree import MAX_DEPTH, ancestor_ids, subtree_height
+from services.catalog.category_tree_reads import MAX_DEPTH, ancestor_ids, subtree_height
 from services.core.db import UnitOfWork, atomic
 from services.core.errors import Duplicate, InvalidData, NotAllowed
 from services.core.handles import kebab_case

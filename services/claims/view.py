@@ -26,7 +26,7 @@ class ClaimParts(NewLinesAndParcels):
 
 
 async def load_claims(order_ids: list[str], claims: list[ClaimOrder]) -> dict[str, list[ClaimParts]]:
-    """The parts of `claims`, the live claims of the orders (read with them, services/orders/order_rows.py)."""
+    """The parts of `claims`, the live claims of the orders (read with them, services/orders/order_reads.py)."""
     out: dict[str, list[ClaimParts]] = {i: [] for i in order_ids}
     if not claims:
         return out

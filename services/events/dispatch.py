@@ -14,7 +14,8 @@ from tortoise.exceptions import IntegrityError
 from models import Event, EventReceipt
 from services.core import clock
 from services.core.db import atomic
-from services.core.sql import RowBuilder, aliased_columns, placeholders
+from services.core.sql import placeholders
+from services.events.reads import event_and_receipts
 from services.events.subscribers import subscribers_for
 
 __all__ = ["dispatch", "SubscribersFailed"]
@@ -29,7 +30,7 @@ class SubscribersFailed(Exception):
 
 
 async def dispatch(event_id: str) -> dict:
-    event, done = await _event_and_receipts(event_id)
+    event, done = await event_and_receipts(event_id)
     if event is None:
         return {"gone": event_id}
     handled, failed, marked = [], [], False
@@ -80,25 +81,3 @@ def _created_at():
 
 async def _mark_dispatched(event: Event) -> None:
     await Event.filter(id=event.id, dispatched_at=None).update(dispatched_at=clock.now())
-
-
-async def _event_and_receipts(event_id: str) -> tuple[Event | None, set[str]]:
-    """The event and the subscribers that already handled it, in one statement (a dispatch runs
-    for every order placed: the second round trip was a twelfth of its statements)."""
-    db = Event._meta.db
-    _, rows = await db.execute_query(_read_statement(db.capabilities.dialect), [event_id])
-    if not rows:
-        return None, set()
-    return _builder().build(rows[0]), {row["receipt"] for row in rows if row["receipt"] is not None}
-
-
-@lru_cache(maxsize=None)
-def _read_statement(dialect: str) -> str:
-    mark = placeholders(dialect, 1, 1)[0]
-    return (f'SELECT {aliased_columns(Event, "e")}, "r"."subscriber_id" AS "receipt" FROM "event" "e" '
-            f'LEFT JOIN "event_receipt" "r" ON "r"."event_id" = "e"."id" WHERE "e"."id" = {mark}')
-
-
-@lru_cache(maxsize=None)
-def _builder() -> RowBuilder:
-    return RowBuilder(Event, lambda column: f"e.{column}")

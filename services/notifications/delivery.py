@@ -8,18 +8,17 @@ the row keeps the error, and ends `failed` when retries run out.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from functools import lru_cache
 
 from services.core import outbox
 from models import Customer, Invite, Notification, OneTimeToken, OrderEdit, Store, User
 from services.core import clock, one_time_tokens
 from services.core.db import atomic
-from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.notifications.messages import (
     INVITE_CREATED, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose, resource_type,
     token_request,
 )
 from services.notifications.order_messages import ORDER_KINDS, compose_order, with_secrets
+from services.notifications.reads import note_and_shop
 from services.notifications import OutgoingMessage, admin_url, invite_origins, provider, signing_secret, storefront_url
 from services.users.invite_links import safe_invite_link_template
 from services.users.team_tokens import invite_token, reset_token
@@ -85,7 +84,7 @@ async def _make_token(note: Notification) -> tuple[str | None, OneTimeToken | No
 
 async def deliver(notification_id: str, *, max_attempts: int) -> dict:
     """Send the notification once; safe to run again (a sent one is skipped)."""
-    note, shop, swap_link = await _note_and_shop(notification_id)
+    note, shop, swap_link = await note_and_shop(notification_id)
     if note is None or note.status == "sent":
         return {"skipped": notification_id}
     attempts = note.attempts + 1
@@ -123,31 +122,3 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
         body=kept.body, provider_id=chosen.id, last_error=None,
     )
     return {"sent": notification_id, "provider_id": chosen.id}
-
-
-async def _note_and_shop(notification_id: str) -> tuple[Notification | None, str, str | None]:
-    """The notification, with the shop's name and swap link that an order's message shows, in
-    one statement (the worker sends one for every order placed: the store's own read was a
-    fifth of the job's statements). Read with the row, not kept per process: the admin API
-    changes the store in another process."""
-    db = Notification._meta.db
-    _, rows = await db.execute_query(_read_statement(db.capabilities.dialect), [notification_id])
-    if not rows:
-        return None, "Our shop", None
-    row = rows[0]
-    has_store = row["shop_id"] is not None
-    return _builder().build(row), (row["shop_name"] if has_store else "Our shop"), row["shop_swap"]
-
-
-@lru_cache(maxsize=None)
-def _read_statement(dialect: str) -> str:
-    mark = placeholders(dialect, 1, 1)[0]
-    return (f'SELECT {aliased_columns(Notification, "n")}, "s"."id" AS "shop_id", "s"."name" AS "shop_name", '
-            f'"s"."swap_link_template" AS "shop_swap" FROM "notification" "n" '
-            f'LEFT JOIN (SELECT "id", "name", "swap_link_template" FROM "store" LIMIT 1) "s" ON TRUE '
-            f'WHERE "n"."id" = {mark}')
-
-
-@lru_cache(maxsize=None)
-def _builder() -> RowBuilder:
-    return RowBuilder(Notification, lambda column: f"n.{column}")

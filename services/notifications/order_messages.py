@@ -12,7 +12,7 @@ from html import escape
 from models import ClaimOrder, Fulfillment, GiftCard, Order, Refund, Swap
 from services.core.errors import NotFound
 from services.core.ids import fits
-from services.orders.order_rows import read_orders
+from services.orders.order_reads import read_orders
 from services.orders.view import load_views
 
 __all__ = ["ORDER_KINDS", "snapshot", "compose_order", "with_secrets"]

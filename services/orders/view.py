@@ -1,7 +1,7 @@
 """An order as the order routes answer it: the order with the relations its answers show and its
 totals, read with a fixed number of statements whatever the number of
 lines or orders: the orders with their one-row relations, then every
-row below them in one statement (services/orders/order_rows.py), then what lies below their
+row below them in one statement (services/orders/order_reads.py), then what lies below their
 after-sale rows, one statement per kind that exists.
 
 An order's claims and swaps are read here as rows only: what lies below them belongs to the
@@ -26,7 +26,7 @@ from services.carts.view import CartView, amount_discount, has_free_shipping
 from services.core.errors import NotFound
 from services.core.listing import rows_by
 from services.core.ids import fits
-from services.orders.order_rows import load_order_rows, read_orders
+from services.orders.order_reads import load_order_rows, read_orders
 from services.orders.totals import OrderTotals, PaymentInput, TransactionInput, order_totals
 from services.carts.totals import ItemInput, ShippingInput
 
@@ -169,7 +169,7 @@ async def load_views(
 
 async def load_after_sale(order_ids: list[str], first: dict[str, dict[str, list]]) -> dict[str, AfterSale]:
     """The after-sale rows of each order, from their first level (read with the rows below the
-    orders, services/orders/order_rows.py): one more statement per kind of child row that
+    orders, services/orders/order_reads.py): one more statement per kind of child row that
     exists (fulfillment items and tracking links, return items, return shipping). The claims'
     and swaps' rows are kept as read; what lies below them is not read here (see the module)."""
 

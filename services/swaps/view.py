@@ -28,7 +28,7 @@ class SwapParts(NewLinesAndParcels):
 
 
 async def load_swaps(order_ids: list[str], swaps: list[Swap]) -> dict[str, list[SwapParts]]:
-    """The parts of `swaps`, the live swaps of the orders (read with them, services/orders/order_rows.py)."""
+    """The parts of `swaps`, the live swaps of the orders (read with them, services/orders/order_reads.py)."""
     out: dict[str, list[SwapParts]] = {i: [] for i in order_ids}
     for parts in await load_swap_parts(swaps):
         out[parts.swap.order_id].append(parts)

@@ -114,7 +114,7 @@ async def test_a_price_list_opening_moves_the_product_tag_with_no_write(client, 
     assert (await client.get(url, headers={"If-None-Match": before.headers["etag"]})).status_code == 304
     # When the hour has passed
     later = now() + timedelta(hours=2)
-    monkeypatch.setattr("services.catalog.versions.now", lambda: later)
+    monkeypatch.setattr("services.catalog.version_reads.now", lambda: later)
     monkeypatch.setattr("services.catalog.pricing.now", lambda: later)
     # I expect the sale's price, under a new tag
     after = await client.get(url, headers={"If-None-Match": before.headers["etag"]})

@@ -5,7 +5,7 @@ public categories under active, public ancestors."""
 import pytest
 
 from models import ProductCategory
-from services.catalog.category_tree import category_ids_with_descendants
+from services.catalog.category_tree_reads import category_ids_with_descendants
 from tests.conftest import count_queries
 
 STORE_COLUMNS = {"id", "name", "description", "handle", "parent_category_id", "created_at", "updated_at", "rank"}

@@ -1,14 +1,22 @@
-"""The carts area's hand-written reads (services/carts/reads.py, services/carts/variant_reads.py)
-build what the ORM reads, relation by relation, with the same values on the same owners, on
-both backends."""
+"""The carts area's hand-written reads (services/carts/reads.py, services/carts/variant_reads.py,
+services/carts/lock_reads.py) build what the ORM reads, relation by relation, with the same values
+on the same owners, on both backends."""
 
 from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
 
 from models import (
     Cart, LineItem, LineItemAdjustment, LineItemTaxLine, MoneyAmount, PaymentSession,
     ProductVariant, Region, SalesChannel, ShippingMethod, ShippingMethodTaxLine, Store,
 )
-from services.carts.reads import read_cart, read_cart_lines, read_region_with_default_channel, read_variants
+from services.carts.lock_reads import read_locked_cart, read_locked_variants
+from services.carts.reads import read_cart, read_cart_lines, read_region_with_default_channel
+from services.carts.variant_reads import read_variants
+from services.core.db import atomic
+from services.core.errors import NotFound
 from tests.cart_factories import discount, gift_card, update_cart
 from tests.checkout_factories import ready_cart
 
@@ -98,3 +106,31 @@ async def test_a_region_and_the_default_channel_read_by_hand_are_the_orms(seeded
     store = await Store.first()
     assert _values(channel) == _values(await SalesChannel.get(id=store.default_sales_channel_id))
     assert await read_region_with_default_channel("reg_nope") == (None, None)
+
+
+async def test_a_cart_read_by_its_lock_is_the_cart_the_orm_reads(client, seeded):
+    # Given a cart with a line, and a deleted one
+    cart = await ready_cart(client, "EU", {"variant_cap_black": 1})
+    gone = await ready_cart(client, "NA", {"variant_cap_black": 1})
+    await Cart.filter(id=gone["id"]).update(deleted_at=datetime(2024, 5, 1, tzinfo=timezone.utc))
+    # When its row is read by the statement that locks it, alone and with variants a shopper adds
+    async with atomic():
+        mine = await read_locked_cart(cart["id"])
+        locked = await read_locked_variants(cart["id"], ["variant_cap_black", "variant_nope"])
+    # I expect the ORM's cart, and the variants as they are read without the lock
+    assert _values(mine) == _values(await Cart.get(id=cart["id"]))
+    channel = (await Cart.get(id=cart["id"])).sales_channel_id
+    assert locked.channel_id == channel
+    found = await read_variants(["variant_cap_black", "variant_nope"], for_sale=True, channel_id=channel)
+    assert sorted(locked.found) == sorted(found) == ["variant_cap_black"]
+    for variant_id, (variant, in_channel) in locked.found.items():
+        theirs, sold_there = found[variant_id]
+        assert (_values(variant), _values(variant.product), _values(variant.product.profile), in_channel) == (
+            _values(theirs), _values(theirs.product), _values(theirs.product.profile), sold_there)
+        assert _all(variant.prices) == _all(theirs.prices) != []
+    # and a deleted or unknown cart is not found
+    for missing in (gone["id"], "cart_nope"):
+        with pytest.raises(NotFound):
+            await read_locked_cart(missing)
+        with pytest.raises(NotFound):
+            await read_locked_variants(missing, ["variant_cap_black"])

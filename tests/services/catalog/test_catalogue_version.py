@@ -1,4 +1,4 @@
-"""The catalogue's version (services/catalog/versions.py): moved by triggers in the writer's own
+"""The catalogue's version (services/catalog/version_reads.py): moved by triggers in the writer's own
 transaction, whoever the writer is (models/migrations/0025_catalogue_version.py)."""
 
 import asyncio
@@ -10,7 +10,7 @@ from tortoise.expressions import F
 from tortoise.transactions import in_transaction
 
 from models import Product, ProductCollection, ProductVariant, SalesChannelLocation
-from services.catalog.versions import catalogue_version, product_version
+from services.catalog.version_reads import catalogue_version, product_version
 from tests.conftest import BACKEND, PATIENCE, requires_postgres
 from tests.stock_location_factories import default_channel, location
 

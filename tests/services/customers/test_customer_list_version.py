@@ -1,4 +1,4 @@
-"""The admin customers list's version (services/customers/versions.py): moved by triggers in the
+"""The admin customers list's version (services/customers/version_reads.py): moved by triggers in the
 writer's own transaction, whoever the writer is (models/migrations/0027_customer_list_version.py),
 in the scope of what moved: customers, addresses or orders."""
 
@@ -11,7 +11,7 @@ from tortoise.transactions import in_transaction
 
 from app.admin.customers import RELATIONS
 from models import Address, Customer, CustomerGroup, Order
-from services.customers.versions import read_customer_list_versions
+from services.customers.version_reads import read_customer_list_versions
 from tests.conftest import BACKEND, PATIENCE, requires_postgres
 from tests.order_factories import place_order
 

@@ -1,12 +1,12 @@
-"""The event dispatcher's hand-written read (an event with the subscribers that handled it, in one
-statement) builds what the ORM reads, on both backends."""
+"""The event dispatcher's hand-written read (services/events/reads.py: an event with the
+subscribers that handled it, in one statement) builds what the ORM reads, on both backends."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from models import Event, EventReceipt
-from services.events.dispatch import _event_and_receipts
+from services.events.reads import event_and_receipts
 
 
 def _values(obj) -> dict:
@@ -22,9 +22,9 @@ async def test_an_event_and_its_receipts_read_by_hand_are_the_orms():
     bare = await Event.create(name="customer.created", data={"id": "cus_1"})
     # When each is read in one statement
     for one, receipts in ((event, {"notifications", "webhooks"}), (bare, set())):
-        mine, handled = await _event_and_receipts(one.id)
+        mine, handled = await event_and_receipts(one.id)
         # I expect the ORM's event, loaded whole, and its receipts' subscribers
         theirs = await Event.get(id=one.id)
         assert _values(mine) == _values(theirs) and not mine._partial
         assert handled == {r.subscriber_id for r in await EventReceipt.filter(event_id=one.id)} == receipts
-    assert await _event_and_receipts("evt_nope") == (None, set())
+    assert await event_and_receipts("evt_nope") == (None, set())

@@ -1,12 +1,12 @@
-"""The notification sender's hand-written read (a notification with the shop's name and swap link,
-in one statement) builds what the ORM reads, on both backends."""
+"""The notification sender's hand-written read (services/notifications/reads.py: a notification with
+the shop's name and swap link, in one statement) builds what the ORM reads, on both backends."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from models import Notification, Store
-from services.notifications.delivery import _note_and_shop
+from services.notifications.reads import note_and_shop
 
 
 def _values(obj) -> dict:
@@ -22,11 +22,11 @@ async def test_a_notification_read_by_hand_is_the_orms_with_the_shops_name():
     )
     store = await Store.first()
     # When it is read in one statement with the shop
-    mine, shop_name, swap_link = await _note_and_shop(note.id)
+    mine, shop_name, swap_link = await note_and_shop(note.id)
     # I expect the ORM's notification, loaded whole, and the store's name and swap link
     assert _values(mine) == _values(await Notification.get(id=note.id)) and not mine._partial
     if store is None:
         assert (shop_name, swap_link) == ("Our shop", None)
     else:
         assert (shop_name, swap_link) == (store.name, store.swap_link_template)
-    assert await _note_and_shop("noti_nope") == (None, "Our shop", None)
+    assert await note_and_shop("noti_nope") == (None, "Our shop", None)

@@ -9,7 +9,7 @@ from models import (
     GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, ShippingMethod,
     ShippingMethodTaxLine,
 )
-from services.orders.order_rows import load_order_rows
+from services.orders.order_reads import load_order_rows, read_orders
 from tests.cart_factories import discount, gift_card, update_cart
 from tests.checkout_factories import complete, ready_cart
 from tests.conftest import count_queries, requires_postgres
@@ -17,6 +17,14 @@ from tests.conftest import count_queries, requires_postgres
 
 def _ids(rows) -> list[str]:
     return [r.id for r in rows]
+
+
+def _values(obj) -> dict | None:
+    """Every column's value of an instance, as its model names them (None for no instance)."""
+    if obj is None:
+        return None
+    assert not obj._partial and obj._saved_in_db
+    return {name: getattr(obj, name) for name in obj._meta.fields_db_projection}
 
 
 async def _placed(client, region: str, items: dict[str, int], **changes) -> str:
@@ -77,6 +85,25 @@ async def test_the_rows_below_orders_are_those_read_relation_by_relation(client,
     assert sum(len(v) for v in rows.adjustments.values()) >= 2
     assert sum(len(v) for v in rows.transactions.values()) == 1
     assert sum(len(v) for v in rows.item_tax_lines.values()) >= 5
+
+
+async def test_orders_read_by_hand_are_the_orders_the_orm_reads(client, seeded):
+    # Given two orders, one with a customer, addresses and a channel, in two regions
+    ids = [await _placed(client, "NA", {"variant_cap_black": 1}),
+           await _placed(client, "EU", {"variant_t_shirt_s": 2})]
+    # When they are read by hand, with an unknown id between them and in an order of my own
+    found = await read_orders([ids[1], "order_nope", ids[0]])
+    # I expect the ORM's orders in the order asked, each with its joined one-row relations
+    relations = ("region", "customer", "shipping_address", "billing_address", "sales_channel")
+    theirs = {o.id: o for o in await Order.filter(id__in=ids).select_related(*relations)}
+    assert [o.id for o in found] == [ids[1], ids[0]]
+    for mine in found:
+        assert _values(mine) == _values(theirs[mine.id])
+        for relation in relations:
+            assert _values(getattr(mine, relation)) == _values(getattr(theirs[mine.id], relation)), relation
+    assert all(getattr(o, relation) is not None for o in found for relation in ("region", "customer"))
+    # and nothing asked, nothing read
+    assert await read_orders([]) == []
 
 
 @requires_postgres("PostgreSQL's planner")
