@@ -19,18 +19,7 @@ from services.core.db import atomic
 from services.core.errors import NotFound
 from tests.cart_factories import discount, gift_card, update_cart
 from tests.checkout_factories import ready_cart
-
-
-def _values(obj) -> dict | None:
-    """Every column's value of an instance, as its model names them (None for no instance)."""
-    if obj is None:
-        return None
-    assert not obj._partial and obj._saved_in_db
-    return {name: getattr(obj, name) for name in obj._meta.fields_db_projection}
-
-
-def _all(objs) -> list:
-    return [_values(o) for o in objs]
+from tests.row_values import all_column_values as _all, column_values as _values
 
 
 async def _ordered(qs) -> list:

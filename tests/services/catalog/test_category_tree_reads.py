@@ -7,11 +7,7 @@ from models import ProductCategory
 from services.catalog.category_tree_reads import (
     ancestor_ids, category_ids_with_descendants, descendants, subtree_height, visible_ids,
 )
-
-
-def _values(obj) -> dict:
-    assert not obj._partial and obj._saved_in_db
-    return {name: getattr(obj, name) for name in obj._meta.fields_db_projection}
+from tests.row_values import column_values as _values
 
 
 async def _below(root_ids: list[str], shown_only: bool) -> list[ProductCategory]:

@@ -8,21 +8,10 @@ from models import Product, Region
 from services.catalog.pricing import tax_rates_for_products
 from services.catalog.product_reads import load_product_rows
 from services.core.listing import prefetches
+from tests.row_values import all_column_values as _all, column_values as _values
 
 _MANY = ("variants", "options", "images", "tags", "sales_channels", "categories")
 _ONE = ("collection", "type", "profile")
-
-
-def _values(obj) -> dict | None:
-    """Every column's value of an instance, as its model names them (None for no instance)."""
-    if obj is None:
-        return None
-    assert not obj._partial and obj._saved_in_db
-    return {name: getattr(obj, name) for name in obj._meta.fields_db_projection}
-
-
-def _all(objs) -> list:
-    return [_values(o) for o in objs]
 
 
 async def test_the_rows_below_products_read_by_hand_are_those_the_orm_prefetches(seeded):

@@ -13,18 +13,11 @@ from services.orders.order_reads import load_order_rows, read_orders
 from tests.cart_factories import discount, gift_card, update_cart
 from tests.checkout_factories import complete, ready_cart
 from tests.conftest import count_queries, requires_postgres
+from tests.row_values import column_values as _values
 
 
 def _ids(rows) -> list[str]:
     return [r.id for r in rows]
-
-
-def _values(obj) -> dict | None:
-    """Every column's value of an instance, as its model names them (None for no instance)."""
-    if obj is None:
-        return None
-    assert not obj._partial and obj._saved_in_db
-    return {name: getattr(obj, name) for name in obj._meta.fields_db_projection}
 
 
 async def _placed(client, region: str, items: dict[str, int], **changes) -> str:

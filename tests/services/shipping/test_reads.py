@@ -9,18 +9,7 @@ from datetime import datetime, timezone
 from models import ShippingOption, ShippingOptionRequirement, ShippingProfile
 from services.shipping.reads import live_option, outbound_options
 from tests.cart_factories import region_id, shipping_option
-
-
-def _values(obj) -> dict | None:
-    """Every column's value of an instance, as its model names them (None for no instance)."""
-    if obj is None:
-        return None
-    assert not obj._partial and obj._saved_in_db
-    return {name: getattr(obj, name) for name in obj._meta.fields_db_projection}
-
-
-def _all(objs) -> list:
-    return [_values(o) for o in objs]
+from tests.row_values import all_column_values as _all, column_values as _values
 
 
 async def _requirements(option_id: str) -> list:
