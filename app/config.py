@@ -124,6 +124,12 @@ class Settings:
     stripe_payment_description: str | None = None
     stripe_api_base: str | None = None  # None: Stripe itself; tests point it at localstripe
     stripe_abandoned_minutes: float = 60.0  # a held intent of a cart without an order this long is canceled
+    # The shop's plugins to run, by name (services/plugins.py): installed and not named, a plugin stays off.
+    plugins: tuple[str, ...] = ()
+    # Which plugin's provider serves the whole shop when several offer one (services/core/plugins.py Providers).
+    notification_provider: str | None = None
+    file_provider: str | None = None
+    search_provider: str | None = None
     # The admin dashboard served at DASHBOARD_PATH (app/dashboard/); its defaults shape the three below.
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
 
@@ -246,6 +252,10 @@ class Settings:
             stripe_payment_description=e.get("STRIPE_PAYMENT_DESCRIPTION") or None,
             stripe_api_base=e.get("STRIPE_API_BASE") or None,
             stripe_abandoned_minutes=as_number(e, "STRIPE_ABANDONED_MINUTES", cls.stripe_abandoned_minutes, float),
+            plugins=tuple(dict.fromkeys(as_list(e.get("PLUGINS")))),
+            notification_provider=(e.get("NOTIFICATION_PROVIDER") or "").strip() or None,
+            file_provider=(e.get("FILE_PROVIDER") or "").strip() or None,
+            search_provider=(e.get("SEARCH_PROVIDER") or "").strip() or None,
             dashboard=dashboard,
         )
         settings.check()
@@ -344,7 +354,11 @@ class Settings:
 
     def tortoise_config(self, pool_size: int | None = None) -> dict:
         """`pool_size`: this process's PostgreSQL pool, when smaller than DATABASE_POOL_SIZE."""
-        return tortoise_config(self.database_url, min(pool_size or self.database_pool_size, self.database_pool_size))
+        config = tortoise_config(self.database_url, min(pool_size or self.database_pool_size, self.database_pool_size))
+        from services.plugins import tortoise_apps  # the plugins' tables, each plugin its own app
+
+        config["apps"].update(tortoise_apps(self.plugins))
+        return config
 
     def worker_pool_size(self, threads: int) -> int:
         """A `commerce worker` process's pool: a connection for each thread's job, and two for the

@@ -14,7 +14,7 @@ from tortoise import Tortoise
 
 from app.admin import admin, inventory_admin
 from app.dashboard.serving import mount as mount_dashboard
-from app.hooks.stripe import bp as stripe_hooks_bp
+from app.plugin_routes import mount_plugin_routes
 from app.shapes.completion import ApiAnswers
 from app.web.auth import PUBLIC_ADMIN_ROUTES, RecentAdminUsers, require_admin
 from app.config import Settings
@@ -31,8 +31,7 @@ from app.web.validation import read_json_body, refuse_nul_characters
 from app.web.docs import bp as docs_bp
 from app.web.metrics import bp as metrics_bp, request_finished, request_started
 from app.web.request_log import finish_request, start_request
-from services import inventory, setup
-from services.payments import gateways
+from services import inventory, plugins, setup
 
 __all__ = ["create_app"]
 
@@ -77,13 +76,13 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
     app.ctx.recent_admins = RecentAdminUsers(settings.auth_cache_seconds)
     app.blueprint(admin)
     app.blueprint(store)
-    app.blueprint(stripe_hooks_bp)
     app.blueprint(files_bp)
     app.blueprint(metrics_bp)
     app.blueprint(docs_bp)
-    setup.configure(settings, answers=ApiAnswers())  # every area, the subscribers (embedded mode runs jobs here)
+    setup.configure(settings, answers=ApiAnswers())  # every area, the plugins, the subscribers (embedded mode runs jobs here)
     if inventory.enabled():  # INVENTORY_LOCATIONS: the inventory and stock-location routes
         app.blueprint(inventory_admin)
+    mount_plugin_routes(app, plugins.current())  # Stripe's webhook, the shop's own routes
 
     @app.get("/health")
     async def health(request: Request):
@@ -124,7 +123,7 @@ def create_app(settings: Settings, *, manage_orm: bool = True, name: str | None 
         if manage_orm:
             await Tortoise.init(config=settings.tortoise_config(), _enable_global_fallback=True)
         # A configured gateway is listed (GET /admin/store/payment-providers); the database may not be up yet.
-        await when_database_answers(app, "payment providers' rows", gateways.install)
+        await when_database_answers(app, "providers' rows", setup.install_providers)
         app.ctx.redis = None
         if settings.redis_url:
             import redis.asyncio as aioredis

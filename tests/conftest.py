@@ -10,6 +10,8 @@ each test starts from the store's defaults only.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import os
 
 # Before any import of ours: cheap password hashing, and the broker chosen for this backend.
@@ -360,6 +362,36 @@ def settings(**changes) -> Settings:
     return replace(SETTINGS, **changes)
 
 
+@pytest.fixture
+def installed_plugins(monkeypatch):
+    """Declare plugins as installed packages would (`commerce.plugins` entry points): call it with
+    name="module:attribute" pairs. The process's set-up is the suite's again after the test."""
+    from importlib.metadata import EntryPoint
+
+    from services import plugins
+
+    def install(**refs: str) -> None:
+        entries = {name: EntryPoint(name, ref, plugins.ENTRY_POINT_GROUP) for name, ref in refs.items()}
+        monkeypatch.setattr(plugins, "installed", lambda: entries)
+        plugins.enabled.cache_clear()
+
+    yield install
+    monkeypatch.undo()
+    plugins.enabled.cache_clear()
+    setup.configure(SETTINGS, answers=ApiAnswers())
+
+
+@contextmanager
+def configured(**changes):
+    """The process set up again (services/setup.py) with these settings changed, as a process
+    started with them would be (the plugins' providers chosen anew); the suite's set-up after."""
+    setup.configure(settings(**changes), answers=ApiAnswers())
+    try:
+        yield
+    finally:
+        setup.configure(SETTINGS, answers=ApiAnswers())
+
+
 async def wait_for(predicate, timeout: float = PATIENCE, interval: float = 0.05):
     """Await `predicate()` until it is truthy; its last value, or an AssertionError on timeout."""
     loop = asyncio.get_running_loop()
@@ -432,6 +464,17 @@ def localstripe_url():
         stop_process(proc)
 
 
+def use_stripe(configured: Settings):
+    """Stripe's gateways registered for these settings, as the built-in stripe plugin offers them
+    at a start with STRIPE_API_KEY (services/builtin_plugins.py); answers the card provider."""
+    from services.payments import gateways
+    from services.payments.stripe import build_providers
+
+    made = build_providers(configured)
+    gateways.configure(made)
+    return made[0]
+
+
 @pytest.fixture
 async def stripe_gateway(localstripe_url, client):
     """The `stripe` provider registered against localstripe (as STRIPE_API_KEY and STRIPE_API_BASE
@@ -442,7 +485,7 @@ async def stripe_gateway(localstripe_url, client):
 
     configured = settings(stripe_api_key=API_KEY, stripe_api_base=localstripe_url,
                           stripe_webhook_secret=WEBHOOK_SECRET)
-    made = stripe.configure(configured)
+    made = use_stripe(configured)
     await gateways.install()
     try:
         yield configured

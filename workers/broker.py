@@ -11,6 +11,8 @@ from dramatiq.brokers.stub import StubBroker
 from dramatiq.middleware import AsyncIO
 
 from app.config import Settings
+from services import plugins
+from services.plugins import PluginError, resolve
 from workers.tracking import JobTracking
 from workers.wakeups import WakingRedisBroker
 
@@ -18,7 +20,7 @@ __all__ = ["setup_broker", "load_actors", "ACTOR_MODULES", "QUEUES"]
 
 ACTOR_MODULES = (
     "jobs.maintenance", "jobs.batch_jobs", "jobs.checkout", "jobs.notifications", "jobs.taxes", "jobs.events",
-    "jobs.webhooks", "jobs.payments",
+    "jobs.webhooks",
 )
 # events: dispatching events to subscribers; webhooks: sending to receivers (slow ones never hold
 # up the others).
@@ -58,5 +60,17 @@ def setup_broker(settings: Settings) -> dramatiq.Broker:
 
 
 def load_actors() -> None:
+    """The core's actors, then the plugins' (services/core/plugins.py `Plugin.jobs`, the built-in
+    Stripe plugin's among them), which services/setup.py configure loaded. A plugin's module that
+    cannot be imported (an actor whose name another already has among the reasons) raises PluginError."""
     for module in ACTOR_MODULES:
         importlib.import_module(module)
+    broker = dramatiq.get_broker()
+    for active in plugins.current():
+        for module in active.plugin.jobs:
+            resolve(module, active.name)  # Dramatiq refuses an actor name another job has
+            for name in broker.get_declared_actors():
+                actor = broker.get_actor(name)
+                if actor.fn.__module__ == module and actor.queue_name not in QUEUES:
+                    raise PluginError(active.name, f"actor {name} is on queue {actor.queue_name!r}: the workers "
+                                                   f"take {', '.join(QUEUES)}")

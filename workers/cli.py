@@ -16,6 +16,7 @@
     commerce jobs retry ID                run a failed (or canceled) job again
     commerce jobs cancel ID               a job not yet running is never run
     commerce import medusa-v1 --from URL [--dry-run] [--carts-days N]   move a Medusa v1 shop in
+    commerce plugins [--json]             the plugins installed, which are on, what each adds
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from app.shapes.completion import ApiAnswers
 from services.core.errors import DomainError
 from workers.broker import QUEUES
 from services import setup
+from services.plugins import PluginError
 from workers.logs import configure_logging
 from workers.progress import MigrationProgress, SeedProgress
 from workers.cli_parser import build_parser as _parser
@@ -60,7 +62,10 @@ async def with_db(settings: Settings, work):
 
 
 async def migrate(settings: Settings, out: TextIO | None = None) -> None:
-    """Apply the migrations not yet applied, naming each on `out` as it starts."""
+    """Apply the migrations not yet applied, naming each on `out` as it starts: the core's, then
+    each plugin's with tables (services/core/plugins.py), in the order PLUGINS names them. A
+    plugin's migration that fails raises PluginError naming it; the core's stay applied. A plugin
+    no longer in PLUGINS is not in the configuration: its tables stay as they are."""
     from tortoise.migrations.api.migrate import migrate as run_migrations
 
     from services.orders.display_ids import ensure_sequence
@@ -73,9 +78,18 @@ async def migrate(settings: Settings, out: TextIO | None = None) -> None:
     if settings.database_url.startswith("sqlite://"):
         Path(settings.database_url[len("sqlite://"):]).parent.mkdir(parents=True, exist_ok=True)
     told = MigrationProgress(out) if out else None
+    config = settings.tortoise_config()
     try:
-        await run_migrations(config=settings.tortoise_config(), reporter=told and told.reporter,
+        await run_migrations(config=config, app_labels=["models"], reporter=told and told.reporter,
                              progress=told and told.progress)
+        for label, app in config["apps"].items():
+            if label == "models" or not app.get("migrations"):
+                continue
+            try:
+                await run_migrations(config=config, app_labels=[label], reporter=told and told.reporter,
+                                     progress=told and told.progress)
+            except Exception as e:
+                raise PluginError(label, f"its migrations failed: {type(e).__name__}: {e}") from e
     finally:  # an open SQLite connection's thread would keep a failed run from exiting
         await Tortoise.close_connections()
     await with_db(settings, start_up_rows)
@@ -213,12 +227,20 @@ def main(argv: list[str] | None = None) -> None:
         _fail(f"configuration error: {e}", EX_CONFIG)
     if getattr(args, "target", None):  # `import medusa-v1 --target URL`: the store to move into
         settings = _with_database(settings, args.target)
-    setup.configure(settings, answers=ApiAnswers())  # every command (the scheduler's too) sets the services up as the web does
+    if args.command == "plugins":  # lists a broken plugin too, rather than refusing to start
+        from workers.plugin_list import list_plugins
+
+        sys.exit(list_plugins(settings, as_json=args.json))
     try:
+        # Every command (the scheduler's too) sets the services up as the web does, the plugins
+        # loaded: one that cannot be is one line naming it, whatever the command.
+        setup.configure(settings, answers=ApiAnswers())
         _check_services(settings, args)
         _run(settings, args)
     except Refused as e:
         _fail(e.line, e.exit_code)
+    except PluginError as e:
+        _fail(str(e), EX_CONFIG)
 
 
 def _run(settings: Settings, args) -> None:

@@ -152,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
                   "DASHBOARD_DIR for DASHBOARD_PATH, with progress. Run again, it rebuilds only when the pinned "
                   "versions or the path changed.", DASHBOARD)
     db.add_argument("--force", action="store_true", help="build even when the build is up to date")
+    pl = _command(sub, "plugins", "list the plugins installed, which are on, and what each adds",
+                  "List the built-in plugins and those installed (the `commerce.plugins` entry points), whether "
+                  "PLUGINS turns each on, and what each adds: routes, subscribers, jobs, scheduled jobs, tables "
+                  "and migrations, providers, settings, templates (docs/plugins.md). A plugin that cannot be "
+                  "loaded is listed with its error; exit 78 when that plugin is on.", ("PLUGINS",))
+    pl.add_argument("--json", action="store_true", help="one JSON line per plugin")
     add_import_parser(sub)
     return p
 

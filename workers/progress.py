@@ -19,9 +19,10 @@ class MigrationProgress:
         self.total += len(plan)
 
     def progress(self, event: str, app_label: str, name: str) -> None:
-        if event == "apply_start":
+        if event == "apply_start":  # a plugin's migrations are named with the plugin
             self.done += 1
-            print(f"migrating: {self.done}/{self.total} {name}", file=self.out, flush=True)
+            whose = "" if app_label == "models" else f"{app_label} "
+            print(f"migrating: {self.done}/{self.total} {whose}{name}", file=self.out, flush=True)
         elif event == "rollback_start":
             print(f"migrating: rolling back {name}", file=self.out, flush=True)
 

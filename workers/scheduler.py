@@ -4,9 +4,10 @@ Its first job re-sends outbox rows that never reached a worker and takes over jo
 died; the next resumes (or fails) batch jobs whose run stopped reporting; the third hands stalled
 cart completions to their retry actor; the fourth queues webhook deliveries whose next attempt is
 due; the others ask for maintenance actors through the outbox
-(among them the reconciler of payments authorized long ago without an order, and with Stripe the
-reconciler of its intents: services/payments/stripe/sweep.py). Every job is a
-catch-up sweep, so a missed tick loses nothing.
+(among them the reconciler of payments authorized long ago without an order), and for the
+plugins' scheduled jobs (services/core/plugins.py Schedule: with STRIPE_API_KEY, the built-in Stripe
+plugin's reconciler of its intents, services/payments/stripe/sweep.py). Every job is a catch-up
+sweep, so a missed tick loses nothing.
 
 Any number of schedulers may run (two hosts, a rolling deploy): each sweep runs once per
 interval across them. Intervals are slots of wall-clock time that every scheduler ticks in at
@@ -25,19 +26,24 @@ import time
 from datetime import datetime, timezone
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from tortoise import Tortoise
 
 from app.config import Settings
+from services import plugins
 from services.core import outbox
+from services.core.plugins import Schedule
+from services.plugins import PluginError
 from services.batch_jobs.lifecycle import resume_stalled
 from services.checkout.completion import hand_over_stalled
 from services.core.rate_limits import CounterStore, DatabaseCounterStore, RedisCounterStore
 from services.webhooks.delivery import queue_due
+from workers.broker import QUEUES
 
 __all__ = [
     "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "sweep_completions",
-    "sweep_webhooks", "ask_for_maintenance", "Turns", "turns_for",
+    "sweep_webhooks", "ask_for_maintenance", "ask_for_scheduled", "Turns", "turns_for",
 ]
 
 log = logging.getLogger("commerce.scheduler")
@@ -81,8 +87,16 @@ async def ask_for_maintenance(settings: Settings) -> None:
         await outbox.enqueue(actor, queue_name="maintenance")
     await outbox.enqueue("cancel_stale_authorizations", settings.stale_authorization_seconds,
                          queue_name="maintenance")
-    if settings.stripe_api_key:
-        await outbox.enqueue("reconcile_stripe_intents", settings.stripe_abandoned_minutes, queue_name="maintenance")
+
+
+def ask_for_scheduled(plugin: str, schedule: Schedule):
+    """A plugin's scheduled job (services/core/plugins.py Schedule), asked for through the outbox:
+    it runs on a worker, at least once, and `commerce jobs list` shows it."""
+    async def ask(settings: Settings) -> None:
+        await outbox.enqueue(schedule.actor, *schedule.args, queue_name=schedule.queue)
+
+    ask.__name__ = ask.__qualname__ = f"{plugin}.{schedule.actor}"
+    return ask
 
 
 class Turns:
@@ -165,6 +179,17 @@ def build_scheduler(settings: Settings, turns: Turns | None = None) -> AsyncIOSc
             _tracked(_in_turn(job, turns, seconds), scheduler.in_flight), _aligned(seconds, phase),
             args=[settings], id=job.__name__, **common,
         )
+    for plugin, schedule in plugins.schedules_of(plugins.current()):  # the plugins' (Stripe's reconciliation …)
+        if schedule.queue not in QUEUES:
+            raise PluginError(plugin, f"schedule of {schedule.actor} names queue {schedule.queue!r}: the workers "
+                                      f"take {', '.join(QUEUES)}")
+        job = ask_for_scheduled(plugin, schedule)
+        if schedule.every is not None:
+            trigger, seconds = _aligned(schedule.every, 0.1), schedule.every
+        else:  # each minute a cron line fires in is one slot
+            trigger, seconds = CronTrigger.from_crontab(schedule.cron, timezone="UTC"), 60.0
+        scheduler.add_job(_tracked(_in_turn(job, turns, seconds), scheduler.in_flight), trigger, args=[settings],
+                          id=job.__name__, **common)
     return scheduler
 
 

@@ -18,6 +18,7 @@ from tortoise.exceptions import IntegrityError, TransactionManagementError, Vali
 from app.web.auth import has_admin_credentials
 from app.web.cors import EXPOSED_HEADERS, cors_headers, preflight
 from app.web.redis_outages import RedisUnavailable, redis_unreachable
+from app.web.request_log import request_id
 from app.web.responses import json
 from services.orders.placement import InsufficientInventory
 from services.core.db_outages import DatabaseUnavailable, transient
@@ -148,7 +149,11 @@ class JsonErrorHandler(ErrorHandler):
             return json(error_body("conflict", CONFLICT_MESSAGE), 409)
         if isinstance(exception, SanicException) and 400 <= exception.status_code < 500:
             return json(error_body("invalid_data", str(exception)), exception.status_code)
-        log.exception("unhandled error on %s %s", request.method, request.path, exc_info=exception)
+        # The request id is the answer's X-Request-Id: an operator finds this line from a report.
+        # A plugin's route (app/plugin_routes.py) names the plugin, whose code raised.
+        plugin = getattr(getattr(request.route, "ctx", None), "plugin", None)
+        log.exception("unhandled error on %s %s%s (request %s)", request.method, request.path,
+                      f" in plugin {plugin}" if plugin else "", request_id(request), exc_info=exception)
         return json(error_body("unknown_error", "An unknown error occurred.", "unknown_error"), 500)
 
 

@@ -14,7 +14,7 @@ from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
 from services.catalog.category_tree_reads import category_ids_with_descendants, visible_ids
-from services.catalog.search_engine import matching_ids
+from services.catalog.search_engines import matching_ids
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
 from services.sales_channels.scopes import KeyScope, check_channel, check_product, listing_channels
 from services.catalog.product_reads import ROW_RELATIONS, load_product_rows

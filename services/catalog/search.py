@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from services.catalog.products import PricedProducts, StoreProductFilter, list_store_products
-from services.catalog.search_engine import search_product_ids, search_terms
+from services.catalog.search_engine import search_terms
+from services.catalog.search_engines import search_product_ids
 from services.core.listing import FindConfig
 from services.sales_channels.scopes import KeyScope, listing_channels
 from services.store.defaults import default_channel_id

@@ -2,9 +2,9 @@
 (or every event Medusa names: an internal one, services/events/names.py, reaches only those that
 name it) and an async handler given the event. The areas' subscribers are registered by the
 composition root (services/setup.py: the notifications and the webhooks, which sit above the areas
-whose events they hear, and checkout's and orders' of what a gateway said); a shop adds its own without editing the core through the
-`commerce.subscribers` entry point group (see README "Subscribers"): each entry point names a
-function called once per process with `subscribe`.
+whose events they hear, and checkout's and orders' of what a gateway said) and by the plugins
+(services/core/plugins.py `Plugin.subscribers`, docs/plugins.md): each a function called once per
+process with `subscribe`.
 
 A handler runs inside a transaction together with its receipt (services/events/dispatch.py): its
 writes and the fact that it handled the event commit together. It may be run again for the same
@@ -12,17 +12,13 @@ event only if it failed, so it should reload what it needs by id and may raise t
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Awaitable, Callable, Iterable
 
 from models import Event
 from services.events.names import INTERNAL_EVENT_NAMES
 
 __all__ = ["Subscriber", "subscribe", "subscribers_for", "load_subscribers", "unsubscribe"]
-
-log = logging.getLogger("commerce.events")
 
 Handler = Callable[[Event], Awaitable[None]]
 
@@ -50,20 +46,14 @@ def unsubscribe(subscriber_id: str) -> None:
 
 
 def load_subscribers(registrations: Iterable[Callable[[Callable], None]]) -> None:
-    """The areas' subscribers (`registrations`, each a function given `subscribe`: the
-    composition root's list), then the shop's (entry points); once per process."""
+    """The subscribers of `registrations` (each a function given `subscribe`: the composition
+    root's list, the areas' then the plugins'); once per process."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
     for register in registrations:
         register(subscribe)
-    for entry in entry_points(group="commerce.subscribers"):
-        try:
-            entry.load()(subscribe)
-            log.info("subscribers of %s registered", entry.name)
-        except Exception:
-            log.exception("subscribers of %s could not be registered", entry.name)
+    _loaded = True
 
 
 def subscribers_for(name: str) -> list[Subscriber]:

@@ -2,7 +2,8 @@
 
 Keys are relative paths chosen by the service (`uploads/<ulid>-name.csv`, `exports/...`); a key never
 comes from a client unchecked. The embedded default stores under a local directory; other
-implementations (an S3-compatible store) are chosen by configuration in `storage_for(settings)`.
+implementations come from plugins (services/core/plugins.py `Providers.files`): the built-in
+plugin's S3-compatible store when S3_BUCKET is set (services/builtin_plugins.py).
 
 An implementation whose files can be fetched without us may also offer `public_url(key)` (None
 when it has no public address) and `signed_url(key, seconds, filename)`; without them the web
@@ -14,7 +15,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import AsyncIterable, BinaryIO, Protocol
 
-__all__ = ["FileStorage", "storage_for", "configure", "storage"]
+__all__ = ["FileStorage", "configure", "storage"]
 
 
 class FileStorage(Protocol):
@@ -37,21 +38,15 @@ class FileStorage(Protocol):
 _current: FileStorage | None = None
 
 
-def storage_for(settings) -> FileStorage:
-    """An S3-compatible bucket when S3_BUCKET is set, else the local directory."""
-    if getattr(settings, "s3_bucket", None):
-        from services.files.s3 import S3FileStorage
-
-        return S3FileStorage.from_settings(settings)
-    from services.files.local import LocalFileStorage
-
-    return LocalFileStorage(settings.file_storage_dir)
-
-
-def configure(settings) -> FileStorage:
-    """Set the process's storage from its settings (every process at start-up: services/setup.py)."""
+def configure(settings, offered: FileStorage | None = None) -> FileStorage:
+    """Set the process's storage (every process at start-up: services/setup.py): the one a plugin
+    offers (the shop chose it in the plugin's settings), else the local directory FILE_STORAGE_DIR."""
     global _current
-    _current = storage_for(settings)
+    if offered is None:
+        from services.files.local import LocalFileStorage
+
+        offered = LocalFileStorage(settings.file_storage_dir)
+    _current = offered
     return _current
 
 

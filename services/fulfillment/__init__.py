@@ -3,7 +3,7 @@ names them by provider id (the `fulfillment_provider` rows a region enables poin
 
 The built-in `manual` provider is a real in-memory implementation: the shop ships by itself and
 the provider only names its options. A real carrier implements the same calls and registers
-itself with `register`; `commerce migrate` writes the rows of the built-in ones
+itself through a plugin (services/core/plugins.py `Providers.fulfillment`); `commerce migrate` writes the rows of the built-in ones
 (services/store/defaults.py).
 """
 
@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Protocol
 
 from services.core.errors import NotFound
+from services.core.providers import Offered
 
-__all__ = ["FulfillmentProvider", "register", "unregister", "get_provider", "is_registered"]
+__all__ = ["FulfillmentProvider", "register", "unregister", "get_provider", "is_registered", "registered_ids",
+           "configure"]
 
 
 class FulfillmentProvider(Protocol):
@@ -56,6 +58,14 @@ def register(provider: FulfillmentProvider) -> None:
 
 def unregister(provider_id: str) -> None:
     _PROVIDERS.pop(provider_id, None)
+
+
+def registered_ids() -> list[str]:
+    return sorted(_PROVIDERS)
+
+
+# The plugins' providers (services/plugins.py), registered at start; see services/core/providers.py.
+configure = Offered(register, unregister).configure
 
 
 def is_registered(provider_id: str) -> bool:

@@ -1,6 +1,8 @@
-"""Notification providers: how a message reaches a person. One small interface, chosen by
-configuration: SMTP when SMTP_HOST is set, else the recording provider (the embedded default,
-which needs no mail server). Messages are jobs: see services/notifications/delivery.py.
+"""Notification providers: how a message reaches a person. One small interface
+(services/notifications/outgoing.py); the provider is a plugin's (services/core/plugins.py
+`Providers.notification`: the built-in SMTP plugin's when SMTP_HOST is set, an e-mail API's or an
+SMS service's), else the recording provider (the embedded default, which needs no mail server).
+Messages are jobs: see services/notifications/delivery.py.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import logging
 from services.notifications.outgoing import NotificationProvider, OutgoingMessage
 
 __all__ = [
-    "OutgoingMessage", "NotificationProvider", "provider_for", "configure", "is_configured", "provider",
+    "OutgoingMessage", "NotificationProvider", "configure", "is_configured", "provider",
     "storefront_url", "admin_url", "invite_origins", "signing_secret",
 ]
 
@@ -25,21 +27,15 @@ _signing_secret: str | None = None  # JWT_SECRET: the team's messages carry JWTs
 _warn_unsent = False  # production without SMTP_HOST: said once, by the first message sent
 
 
-def provider_for(settings) -> NotificationProvider:
-    if getattr(settings, "smtp_host", None):
-        from services.notifications.smtp import SmtpProvider
-
-        return SmtpProvider.from_settings(settings)
-    from services.notifications.record import RecordProvider
-
-    return RecordProvider()
-
-
-def configure(settings) -> NotificationProvider:
-    """Set the process's provider and link base from its settings (every process at start-up:
-    services/setup.py)."""
+def configure(settings, offered: NotificationProvider | None = None) -> NotificationProvider:
+    """Set the process's provider (the one a plugin offers, else the recording one) and link base
+    from its settings (every process at start-up: services/setup.py)."""
     global _provider, _storefront_url, _admin_url, _invite_origins, _signing_secret, _warn_unsent
-    _provider = provider_for(settings)
+    if offered is None:
+        from services.notifications.record import RecordProvider
+
+        offered = RecordProvider()
+    _provider = offered
     _storefront_url = settings.storefront_url.rstrip("/")
     _admin_url = settings.admin_url.rstrip("/")
     _invite_origins = settings.invite_origins
@@ -59,7 +55,8 @@ def provider() -> NotificationProvider:
         raise RuntimeError("notifications are not configured: call services.setup.configure(settings)")
     if _warn_unsent:
         _warn_unsent = False
-        log.warning("no SMTP_HOST: messages (password reset, order claim) are recorded but reach nobody")
+        log.warning("no SMTP_HOST nor a plugin's notification provider: messages (password reset, order claim) "
+                    "are recorded but reach nobody")
     return _provider
 
 

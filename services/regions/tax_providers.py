@@ -16,10 +16,11 @@ from typing import Protocol
 
 from models import Cart, LineItem, ShippingMethod
 from services.core.errors import NotFound
+from services.core.providers import Offered
 from services.regions.taxes import Overrides, TaxLine, system_lines
 
 __all__ = ["TaxInput", "TaxProvider", "SystemTaxProvider", "register_tax_provider", "unregister_tax_provider",
-           "get_tax_provider", "SYSTEM"]
+           "get_tax_provider", "SYSTEM", "configure", "registered_ids"]
 
 SYSTEM = "system"
 
@@ -72,3 +73,11 @@ def get_tax_provider(provider_id: str | None) -> TaxProvider:
     if provider is None:
         raise NotFound(f"Could not find a tax provider with id: {provider_id}")
     return provider
+
+
+def registered_ids() -> list[str]:
+    return sorted(_PROVIDERS)
+
+
+# The plugins' providers (services/plugins.py), registered at start; see services/core/providers.py.
+configure = Offered(register_tax_provider, unregister_tax_provider).configure

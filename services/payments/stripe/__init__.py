@@ -2,16 +2,15 @@
 providers for one European method each (`stripe-ideal` …, see provider.py), plus the webhook
 (webhooks.py) and the reconciliation sweep (sweep.py).
 
-Enabled by STRIPE_API_KEY: `configure` registers every one of them for the process (a region
-offers those it chooses), sharing one API client."""
+Enabled by STRIPE_API_KEY: the built-in stripe plugin (services/builtin_plugins.py) offers every
+one of them to the process (a region offers those it chooses), sharing one API client."""
 
 from __future__ import annotations
 
-from services.payments import register, unregister
 from services.payments.stripe.client import StripeApi
 from services.payments.stripe.provider import PROVIDER_ID, PROVIDER_IDS, StripeProvider
 
-__all__ = ["configure", "build_providers", "PROVIDER_ID", "PROVIDER_IDS", "StripeProvider"]
+__all__ = ["build_providers", "PROVIDER_ID", "PROVIDER_IDS", "StripeProvider"]
 
 
 def build_providers(settings) -> list[StripeProvider]:
@@ -22,16 +21,3 @@ def build_providers(settings) -> list[StripeProvider]:
         automatic_payment_methods=settings.stripe_automatic_payment_methods,
         payment_description=settings.stripe_payment_description, webhook_secret=settings.stripe_webhook_secret,
     ) for provider_id in PROVIDER_IDS]
-
-
-def configure(settings) -> StripeProvider | None:
-    """Register the providers when the settings name an API key; answers the card provider, whose
-    API client and webhook secret they share (None: not configured)."""
-    if not settings.stripe_api_key:
-        for provider_id in PROVIDER_IDS:
-            unregister(provider_id)
-        return None
-    providers = build_providers(settings)
-    for provider in providers:
-        register(provider)
-    return providers[0]

@@ -145,12 +145,12 @@ async def test_a_stripe_refusal_is_answered_with_its_message_and_changes_nothing
 async def test_stripe_out_of_reach_is_a_502_and_no_session_is_started(client, admin_headers, seeded, stripe_gateway):
     from dataclasses import replace
 
-    from services.payments import stripe
+    from tests.conftest import use_stripe
 
     from tests.conftest import _free_port
 
     # A port just freed: nothing listens there, the gateway is away.
-    stripe.configure(replace(stripe_gateway, stripe_api_base=f"http://127.0.0.1:{_free_port()}"))
+    use_stripe(replace(stripe_gateway, stripe_api_base=f"http://127.0.0.1:{_free_port()}"))
     await offer_stripe(client, admin_headers)
     from tests.checkout_factories import ready_cart
 

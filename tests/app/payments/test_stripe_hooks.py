@@ -143,11 +143,11 @@ async def test_a_cart_paid_at_stripe_is_completed_by_stripes_own_webhook(
         client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
     from dataclasses import replace
 
-    from services.payments import stripe
+    from tests.conftest import use_stripe
 
     # Given localstripe sending its events to our hook (as Stripe does to the endpoint set in its
     # dashboard), and capture at authorization (localstripe sends payment_intent.succeeded only then)
-    stripe.configure(replace(stripe_gateway, stripe_capture=True))
+    use_stripe(replace(stripe_gateway, stripe_capture=True))
     url = str(client.base_url.join("/stripe/hooks"))
     await stripe_fake.post(localstripe_url, "/_config/webhooks/commerce", url=url, secret=stripe_fake.WEBHOOK_SECRET)
     try:
@@ -180,9 +180,9 @@ async def test_an_intent_captured_at_authorization_marks_the_order_captured(
         client, admin_headers, seeded, stripe_gateway, localstripe_url, worker):
     from dataclasses import replace
 
-    from services.payments import stripe
+    from tests.conftest import use_stripe
 
-    stripe.configure(replace(stripe_gateway, stripe_capture=True))
+    use_stripe(replace(stripe_gateway, stripe_capture=True))
     cart = await stripe_cart(client, admin_headers)
     assert intent_of(cart)["capture_method"] == "automatic"
     intent = await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
@@ -243,9 +243,9 @@ async def test_an_event_about_an_object_stripe_does_not_know_changes_nothing(
 async def test_without_a_webhook_secret_every_event_is_refused(client, stripe_gateway):
     from dataclasses import replace
 
-    from services.payments import stripe
+    from tests.conftest import use_stripe
 
-    stripe.configure(replace(stripe_gateway, stripe_webhook_secret=None))
+    use_stripe(replace(stripe_gateway, stripe_webhook_secret=None))
     r = await deliver(client, stripe_fake.event("payment_intent.succeeded", {"id": "pi_x", "metadata": {}}))
     assert r.status_code == 400 and "STRIPE_WEBHOOK_SECRET" in r.json()["message"], r.text
     assert await GatewayEvent.all().count() == 0

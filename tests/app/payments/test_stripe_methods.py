@@ -11,6 +11,7 @@ import pytest
 
 from models import GatewayEvent, Order, Payment
 from tests import stripe_fake
+from tests.conftest import use_stripe
 from tests.cart_factories import shopper
 from tests.checkout_factories import complete
 from tests.conftest import BROKER, wait_for
@@ -79,7 +80,7 @@ async def test_a_european_method_lists_no_saved_cards_and_ignores_automatic_paym
 
     # Stripe refuses both at once (localstripe refuses any automatic_payment_methods): the intent
     # being made at all shows it was not sent.
-    stripe.configure(replace(stripe_gateway, stripe_automatic_payment_methods=True))
+    use_stripe(replace(stripe_gateway, stripe_automatic_payment_methods=True))
     cart = await stripe_cart(client, admin_headers, region="EU", provider_id="stripe-ideal")
     assert intent_of(cart, "stripe-ideal")["payment_method_types"] == ["ideal"]
     customer, _ = await shopper(client)

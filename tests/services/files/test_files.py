@@ -11,10 +11,10 @@ import pytest
 
 from app.config import ConfigError, Settings
 from services.core.errors import InvalidData, NotFound
-from services.files import storage_for
+from services import files
 from services.files.local import LocalFileStorage
 from services.files.s3 import SPOOL_BYTES, S3FileStorage
-from tests.conftest import settings
+from tests.conftest import configured, settings
 
 S3_KEYS = {"s3_access_key_id": "test", "s3_secret_access_key": "test", "s3_region": "us-east-1"}
 
@@ -143,9 +143,12 @@ async def test_s3_public_url_only_where_a_public_address_is_configured(s3_endpoi
 
 
 def test_s3_bucket_setting_chooses_s3_and_its_absence_the_local_directory(s3_endpoint):
-    assert isinstance(storage_for(settings()), LocalFileStorage)
-    chosen = storage_for(s3_settings(s3_endpoint, "shop-files"))
-    assert isinstance(chosen, S3FileStorage) and chosen.bucket == "shop-files"
+    """The built-in s3 plugin offers its storage only with S3_BUCKET (services/builtin_plugins.py)."""
+    assert isinstance(files.storage(), LocalFileStorage)
+    with configured(s3_bucket="shop-files", s3_endpoint_url=s3_endpoint, **S3_KEYS):
+        chosen = files.storage()
+        assert isinstance(chosen, S3FileStorage) and chosen.bucket == "shop-files"
+    assert isinstance(files.storage(), LocalFileStorage)
 
 
 def test_s3_settings_are_read_from_the_environment():

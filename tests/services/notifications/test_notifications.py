@@ -18,7 +18,7 @@ from services.notifications.smtp import SmtpProvider
 from services.customers.password_reset import request_password_reset, reset_password
 from services.core.passwords import hash_password
 from tests.account_factories import hear_events
-from tests.conftest import SETTINGS, _free_port, settings
+from tests.conftest import SETTINGS, _free_port, configured, settings
 
 
 class Inbox:
@@ -77,29 +77,31 @@ async def test_smtp_provider_raises_when_the_server_refuses_or_is_gone(smtp_serv
 
 async def test_a_reset_sent_by_smtp_carries_a_link_whose_token_resets_the_password(smtp_server):
     controller, inbox = smtp_server
-    notifications.configure(settings(smtp_host="127.0.0.1", smtp_port=controller.port, smtp_tls="none",
-                                     smtp_username="jane", smtp_password="mail-secret",
-                                     storefront_url="https://shop.example/"))
-    customer = await Customer.create(email="jane@example.com", has_account=True, password_hash=hash_password("old"))
-    await request_password_reset("Jane@Example.com")
-    await hear_events()  # the worker dispatches the request's event: the notifications write the message
-    [note] = await Notification.all()
-    assert (await deliver(note.id, max_attempts=1))["provider_id"] == "smtp"
+    # As a process started with SMTP_HOST: the built-in smtp plugin's provider sends
+    with configured(smtp_host="127.0.0.1", smtp_port=controller.port, smtp_tls="none", smtp_username="jane",
+                    smtp_password="mail-secret", storefront_url="https://shop.example/"):
+        customer = await Customer.create(email="jane@example.com", has_account=True, password_hash=hash_password("old"))
+        await request_password_reset("Jane@Example.com")
+        await hear_events()  # the worker dispatches the request's event: the notifications write the message
+        [note] = await Notification.all()
+        assert (await deliver(note.id, max_attempts=1))["provider_id"] == "smtp"
 
-    [(_, _, content, _)] = inbox.received
-    body = message_from_string(content).get_payload(decode=True).decode()
-    link = next(word for word in body.split() if word.startswith("https://shop.example/reset-password?"))
-    query = parse_qs(urlparse(link).query)
-    assert query["email"] == ["jane@example.com"]
-    await reset_password("jane@example.com", query["token"][0], "new-password")
-    note = await Notification.get(id=note.id)
-    assert note.status == "sent" and note.provider_id == "smtp" and query["token"][0] not in note.body
-    assert (await Customer.get(id=customer.id)).password_hash != customer.password_hash
+        [(_, _, content, _)] = inbox.received
+        body = message_from_string(content).get_payload(decode=True).decode()
+        link = next(word for word in body.split() if word.startswith("https://shop.example/reset-password?"))
+        query = parse_qs(urlparse(link).query)
+        assert query["email"] == ["jane@example.com"]
+        await reset_password("jane@example.com", query["token"][0], "new-password")
+        note = await Notification.get(id=note.id)
+        assert note.status == "sent" and note.provider_id == "smtp" and query["token"][0] not in note.body
+        assert (await Customer.get(id=customer.id)).password_hash != customer.password_hash
 
 
 async def test_the_smtp_provider_is_chosen_when_smtp_host_is_set():
-    assert isinstance(notifications.provider_for(settings(smtp_host="mail.example")), SmtpProvider)
-    assert isinstance(notifications.provider_for(settings(smtp_host=None)), RecordProvider)
+    """The built-in smtp plugin offers its provider only with SMTP_HOST (services/builtin_plugins.py)."""
+    with configured(smtp_host="mail.example"):
+        assert isinstance(notifications.provider(), SmtpProvider)
+    assert isinstance(notifications.provider(), RecordProvider)
 
 
 async def test_the_recording_provider_logs_the_message_without_its_token(caplog):

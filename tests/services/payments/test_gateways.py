@@ -1,16 +1,13 @@
-"""Payment providers beyond the built-in ones: Stripe when its key is set, and any provider a
-package declares in the `commerce.payment_providers` entry-point group."""
+"""Payment providers beyond the built-in ones: Stripe's (the built-in plugin's) when its key is
+set, and any a plugin offers (services/core/plugins.py Providers.payment)."""
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint
-
-import pytest
-
 from models import PaymentProvider as ProviderRow
-from services import payments
+from services import payments, setup
+from services.core.plugins import Plugin, Providers
 from services.payments import gateways
-from tests.conftest import settings
+from tests.conftest import configured
 
 
 class GiftVoucherProvider:
@@ -22,50 +19,38 @@ class GiftVoucherProvider:
         return {"status": "pending"}
 
 
-def make_voucher(settings):
-    return GiftVoucherProvider()
+voucher = Plugin("voucher", "1.0", providers=lambda ctx: Providers(payment=(GiftVoucherProvider(),)))
+stays_off = Plugin("stays_off", "1.0", providers=lambda ctx: None)
 
 
-def stay_off(settings):
-    return None
+async def test_a_gateway_a_plugin_offers_is_registered_and_installed_while_the_plugin_is_on(installed_plugins):
+    installed_plugins(voucher=f"{__name__}:voucher", stays_off=f"{__name__}:stays_off")
+    with configured(plugins=("voucher", "stays_off")):
+        assert payments.is_registered("voucher") and not payments.is_registered("stripe")
+        await setup.install_providers()
+        assert await ProviderRow.filter(id="voucher", is_installed=True).exists()
+    # Turned off (PLUGINS without it), its gateway is gone and its row says so at the next start
+    assert not payments.is_registered("voucher")
+    await setup.install_providers()
+    assert await ProviderRow.filter(id="voucher", is_installed=False).exists()
 
 
-@pytest.fixture
-def declared(monkeypatch):
-    """The entry points a shop's installed package would declare in pyproject.toml."""
-    # One that answers a provider, one that stays off, one that fails to load (logged, skipped).
-    declared = [EntryPoint("voucher", f"{__name__}:make_voucher", gateways.ENTRY_POINT_GROUP),
-                EntryPoint("off", f"{__name__}:stay_off", gateways.ENTRY_POINT_GROUP),
-                EntryPoint("broken", f"{__name__}:no_such_function", gateways.ENTRY_POINT_GROUP)]
-    monkeypatch.setattr(gateways, "entry_points",
-                        lambda group: declared if group == gateways.ENTRY_POINT_GROUP else [])
-    yield
-    payments.unregister("voucher")
-
-
-async def test_a_provider_of_the_entry_point_group_is_registered_and_installed(declared):
-    gateways.configure(settings())
-    assert payments.is_registered("voucher") and not payments.is_registered("stripe")
-    await gateways.install()
-    assert await ProviderRow.filter(id="voucher", is_installed=True).exists()
+async def test_installed_but_not_named_in_plugins_a_plugin_stays_off(installed_plugins):
+    installed_plugins(voucher=f"{__name__}:voucher")
+    with configured():
+        assert not payments.is_registered("voucher")
 
 
 async def test_stripe_is_registered_only_with_its_key():
-    try:
-        gateways.configure(settings(stripe_api_key="sk_test_x"))
-        assert payments.is_registered("stripe")
-    finally:
-        gateways.configure(settings())
+    with configured(stripe_api_key="sk_test_x"):
+        assert payments.is_registered("stripe") and payments.is_registered("stripe-ideal")
     assert not payments.is_registered("stripe")
 
 
 async def test_a_provider_no_longer_configured_shows_as_not_installed():
-    gateways.configure(settings(stripe_api_key="sk_test_x"))
-    try:
+    with configured(stripe_api_key="sk_test_x"):
         await gateways.install()
         assert await ProviderRow.filter(id="stripe", is_installed=True).exists()
-    finally:
-        gateways.configure(settings())
     # The next start without STRIPE_API_KEY
     await gateways.install()
     assert await ProviderRow.filter(id="stripe", is_installed=False).exists()

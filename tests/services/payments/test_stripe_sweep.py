@@ -46,9 +46,9 @@ async def test_a_held_intent_of_an_abandoned_cart_is_released_after_the_configur
 
 async def test_a_cart_paid_at_stripe_whose_webhook_never_came_is_completed(
         client, admin_headers, seeded, stripe_gateway, localstripe_url):
-    from services.payments import stripe
+    from tests.conftest import use_stripe
 
-    stripe.configure(replace(stripe_gateway, stripe_capture=True))
+    use_stripe(replace(stripe_gateway, stripe_capture=True))
     cart = await stripe_cart(client, admin_headers)
     intent = await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
     assert intent["status"] == "succeeded"
@@ -80,25 +80,32 @@ async def test_an_abandoned_intent_holding_nothing_is_left_for_the_shopper(
     assert session.updated_at > clock.now() - timedelta(minutes=5)  # looked at: out of sight for a period
 
 
-async def test_the_scheduler_asks_for_the_sweep_only_when_stripe_is_configured(
+async def test_the_stripe_plugin_schedules_the_sweep_only_when_stripe_is_configured(
         client, admin_headers, seeded, stripe_gateway, localstripe_url):
     import asyncio
 
     from models import Job
     from tests.conftest import BROKER, SETTINGS, wait_for
     from workers.embedded import start_embedded_worker, stop_embedded_worker
-    from workers.scheduler import ask_for_maintenance
+    from services.builtin_plugins import stripe as stripe_plugin
+    from services.core.plugins import PluginContext
+    from services.plugins import Active, schedules_of
+    from workers.scheduler import ask_for_scheduled
+
+    def scheduled(configured):  # the built-in stripe plugin's scheduled jobs for these settings
+        return schedules_of([Active(stripe_plugin, PluginContext(configured))])
 
     cart = await stripe_cart(client, admin_headers)
     await stripe_fake.confirm_card(localstripe_url, intent_of(cart)["id"])
     await abandoned(cart, 2 * 60)
-    # Without a key the maintenance tick does not ask for it
-    await ask_for_maintenance(SETTINGS)
-    assert not await Job.filter(actor_name="reconcile_stripe_intents").exists()
-    # With one it does, with STRIPE_ABANDONED_MINUTES, and its job records what it released
+    # Without a key the plugin schedules nothing
+    assert scheduled(SETTINGS) == []
+    # With one it asks hourly, with STRIPE_ABANDONED_MINUTES, and its job records what it released
+    [(plugin, schedule)] = scheduled(replace(stripe_gateway, stripe_abandoned_minutes=90))
+    assert (plugin, schedule.actor, schedule.every) == ("stripe", "reconcile_stripe_intents", 3600.0)
     worker = start_embedded_worker(BROKER, asyncio.get_running_loop(), threads=2, worker_timeout=20)
     try:
-        await ask_for_maintenance(replace(stripe_gateway, stripe_abandoned_minutes=90))
+        await ask_for_scheduled(plugin, schedule)(SETTINGS)
         job = await wait_for(lambda: Job.get_or_none(actor_name="reconcile_stripe_intents", status="succeeded"),
                              timeout=30)
     finally:
