@@ -1,13 +1,17 @@
 """Notification providers: how a message reaches a person. One small interface, chosen by
 configuration: SMTP when SMTP_HOST is set, else the recording provider (the embedded default,
-which needs no mail server). Messages are jobs: see services/notifications/delivery.py.
+which needs no mail server). Messages are jobs: see services/notifications/delivery.py; their words
+are templates the shop may override: services/notifications/rendering.py.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
+from typing import Sequence
 
 from services.notifications.outgoing import NotificationProvider, OutgoingMessage
+from services.notifications.rendering import use_templates
 
 __all__ = [
     "OutgoingMessage", "NotificationProvider", "provider_for", "configure", "is_configured", "provider",
@@ -35,10 +39,13 @@ def provider_for(settings) -> NotificationProvider:
     return RecordProvider()
 
 
-def configure(settings) -> NotificationProvider:
-    """Set the process's provider and link base from its settings (every process at start-up:
-    services/setup.py)."""
+def configure(settings, *, template_dirs: Sequence[str | Path] = ()) -> NotificationProvider:
+    """Set the process's provider, link base and templates from its settings (every process at
+    start-up: services/setup.py). `template_dirs`: folders of templates searched after the shop's
+    (NOTIFICATION_TEMPLATES) and before the built-in ones (a plugin's); a template there or in the
+    shop's folder that does not compile stops start-up (ValueError naming the file)."""
     global _provider, _storefront_url, _admin_url, _invite_origins, _signing_secret, _warn_unsent
+    use_templates(getattr(settings, "notification_templates", None), template_dirs)
     _provider = provider_for(settings)
     _storefront_url = settings.storefront_url.rstrip("/")
     _admin_url = settings.admin_url.rstrip("/")
