@@ -47,6 +47,6 @@ def configure(settings, *, answers: Answers) -> None:
     inventory.configure(settings)  # INVENTORY_LOCATIONS, for the routes and jobs that change stock
     webhooks.configure(settings)  # which addresses webhooks may reach, timeouts
     gateways.configure(settings)  # Stripe when STRIPE_API_KEY is set, and the entry points' gateways
-    notifications.configure(settings)  # SMTP or the recording provider, the links' bases
+    notifications.configure(settings)  # SMTP or the recording provider, the links' bases, the message templates
     batch_jobs.configure(settings)  # JOB_TAKEOVER_SECONDS, when a silent run's lease is taken over
     subscribers.load_subscribers(SUBSCRIBERS)

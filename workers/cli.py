@@ -213,7 +213,10 @@ def main(argv: list[str] | None = None) -> None:
         _fail(f"configuration error: {e}", EX_CONFIG)
     if getattr(args, "target", None):  # `import medusa-v1 --target URL`: the store to move into
         settings = _with_database(settings, args.target)
-    setup.configure(settings, answers=ApiAnswers())  # every command (the scheduler's too) sets the services up as the web does
+    try:  # every command (the scheduler's too) sets the services up as the web does
+        setup.configure(settings, answers=ApiAnswers())
+    except ValueError as e:  # a setting an area refuses, such as a message template that does not compile
+        _fail(f"configuration error: {e}", EX_CONFIG)
     try:
         _check_services(settings, args)
         _run(settings, args)

@@ -68,7 +68,9 @@ def use_templates(shop_folder: str | None, extra_folders: Sequence[str | Path] =
             raise ValueError(f"notification templates: {folder} is not a folder")
     env = _environment(folders)
     for folder in folders:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES):
+        # Hidden files are an editor's or a sync tool's, not templates.
+        for path in sorted(p for p in folder.rglob("*")
+                           if p.is_file() and p.suffix in SUFFIXES and not p.name.startswith(".")):
             _check(env, folder, path)
     _env = env
 
