@@ -97,6 +97,8 @@ class Settings:
     smtp_password: str | None = None
     smtp_tls: str = "starttls"  # starttls | ssl | none
     smtp_from: str = "no-reply@localhost"
+    # A folder of message templates searched before the built-in ones (services/notifications/rendering.py).
+    notification_templates: str | None = None
     # Webhooks go to http(s) URLs on public addresses only; true lets them reach loopback, private
     # and link-local ones too (a receiver on the same host or network, tests).
     webhooks_allow_private: bool = False
@@ -224,6 +226,7 @@ class Settings:
             smtp_password=e.get("SMTP_PASSWORD") or None,
             smtp_tls=(e.get("SMTP_TLS") or cls.smtp_tls).strip().lower(),
             smtp_from=e.get("SMTP_FROM") or cls.smtp_from,
+            notification_templates=e.get("NOTIFICATION_TEMPLATES") or None,
             webhooks_allow_private=as_bool(e.get("WEBHOOKS_ALLOW_PRIVATE"), cls.webhooks_allow_private),
             webhook_timeout_seconds=as_number(e, "WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float),
             webhook_disable_after_seconds=as_number(

@@ -63,7 +63,8 @@ def configure(settings, *, answers: Answers) -> None:
     fulfillment.configure(p for _, o in offers for p in o.fulfillment)
     tax_providers.configure(p for _, o in offers for p in o.tax)
     search_engines.configure(one["search"])  # None: the database's own
-    notifications.configure(settings, one["notification"])  # SMTP or a plugin's, else the recording provider
+    notifications.configure(  # SMTP or a plugin's provider, else the recording one; the templates
+        settings, one["notification"], template_dirs=[a.plugin.templates for a in active if a.plugin.templates])
     batch_jobs.configure(settings)  # JOB_TAKEOVER_SECONDS, when a silent run's lease is taken over
     subscribers.load_subscribers((*SUBSCRIBERS, *plugins.subscriber_registrations(active)))
 

@@ -235,11 +235,16 @@ def main(argv: list[str] | None = None) -> None:
         # Every command (the scheduler's too) sets the services up as the web does, the plugins
         # loaded: one that cannot be is one line naming it, whatever the command.
         setup.configure(settings, answers=ApiAnswers())
+    except PluginError as e:
+        _fail(str(e), EX_CONFIG)
+    except ValueError as e:  # a setting an area refuses, such as a message template that does not compile
+        _fail(f"configuration error: {e}", EX_CONFIG)
+    try:
         _check_services(settings, args)
         _run(settings, args)
     except Refused as e:
         _fail(e.line, e.exit_code)
-    except PluginError as e:
+    except PluginError as e:  # a plugin's migration that fails
         _fail(str(e), EX_CONFIG)
 
 

@@ -2,14 +2,18 @@
 (services/notifications/outgoing.py); the provider is a plugin's (services/core/plugins.py
 `Providers.notification`: the built-in SMTP plugin's when SMTP_HOST is set, an e-mail API's or an
 SMS service's), else the recording provider (the embedded default, which needs no mail server).
-Messages are jobs: see services/notifications/delivery.py.
+Messages are jobs: see services/notifications/delivery.py; their
+words are templates the shop or a plugin may override: services/notifications/rendering.py.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
+from typing import Sequence
 
 from services.notifications.outgoing import NotificationProvider, OutgoingMessage
+from services.notifications.rendering import use_templates
 
 __all__ = [
     "OutgoingMessage", "NotificationProvider", "configure", "is_configured", "provider",
@@ -27,10 +31,15 @@ _signing_secret: str | None = None  # JWT_SECRET: the team's messages carry JWTs
 _warn_unsent = False  # production without SMTP_HOST: said once, by the first message sent
 
 
-def configure(settings, offered: NotificationProvider | None = None) -> NotificationProvider:
-    """Set the process's provider (the one a plugin offers, else the recording one) and link base
-    from its settings (every process at start-up: services/setup.py)."""
+def configure(settings, offered: NotificationProvider | None = None, *,
+              template_dirs: Sequence[str | Path] = ()) -> NotificationProvider:
+    """Set the process's provider (the one a plugin offers, else the recording one), link base and
+    templates from its settings (every process at start-up: services/setup.py). `template_dirs`:
+    folders of templates searched after the shop's (NOTIFICATION_TEMPLATES) and before the built-in
+    ones (the plugins'); a template there or in the shop's folder that does not compile stops
+    start-up (ValueError naming the file)."""
     global _provider, _storefront_url, _admin_url, _invite_origins, _signing_secret, _warn_unsent
+    use_templates(getattr(settings, "notification_templates", None), template_dirs)
     if offered is None:
         from services.notifications.record import RecordProvider
 

@@ -14,11 +14,11 @@ from models import Customer, Invite, Notification, OneTimeToken, OrderEdit, Stor
 from services.core import clock, one_time_tokens
 from services.core.db import atomic
 from services.notifications.messages import (
-    INVITE_CREATED, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose, resource_type,
-    token_request,
+    INVITE_CREATED, MASK, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose,
+    resource_type, token_request,
 )
 from services.notifications.order_messages import ORDER_KINDS, compose_order, with_secrets
-from services.notifications.reads import note_and_shop
+from services.notifications.reads import Sending, note_and_shop
 from services.notifications import OutgoingMessage, admin_url, invite_origins, provider, signing_secret, storefront_url
 from services.users.invite_links import safe_invite_link_template
 from services.users.team_tokens import invite_token, reset_token
@@ -82,9 +82,26 @@ async def _make_token(note: Notification) -> tuple[str | None, OneTimeToken | No
     )
 
 
+async def _message(note: Notification, sending: Sending, data: dict, secrets: tuple[str, ...],
+                   token: str | None) -> OutgoingMessage:
+    """The message rendered from its templates; raises what a broken template raises."""
+    if note.event_name in ORDER_KINDS:
+        subject, body, html = compose_order(note.event_name, data, storefront_url(), sending.shop_name,
+                                            sending.swap_link, admin_url=admin_url(), customer=sending.customer)
+        return OutgoingMessage(note.event_name, note.to, subject, body, data, secrets, message_id=note.id, html=html)
+    store = await Store.first() if note.event_name == INVITE_CREATED else None
+    template = safe_invite_link_template(store.invite_link_template, invite_origins()) if store else None
+    composed = compose(note.event_name, data, token, storefront_url(), admin_url=admin_url(),
+                       invite_link_template=template, store_name=sending.shop_name, customer=sending.customer)
+    return OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload,
+                           secrets, message_id=note.id, html=composed.html)
+
+
 async def deliver(notification_id: str, *, max_attempts: int) -> dict:
-    """Send the notification once; safe to run again (a sent one is skipped)."""
-    note, shop, swap_link = await note_and_shop(notification_id)
+    """Send the notification once; safe to run again (a sent one is skipped). A message that
+    cannot be rendered (a shop's template fails) fails like a send: the row keeps the error."""
+    sending = await note_and_shop(notification_id)
+    note = sending.note
     if note is None or note.status == "sent":
         return {"skipped": notification_id}
     attempts = note.attempts + 1
@@ -93,32 +110,26 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
         await Notification.filter(id=note.id).update(status="failed", attempts=attempts, last_error=reason)
         return {"dropped": notification_id, "reason": reason}
     token, row = await _make_token(note)
-    if note.event_name in ORDER_KINDS:
-        data, hidden = await with_secrets(note.event_name, note.data)
-        subject, body, html = compose_order(note.event_name, data, storefront_url(), shop, swap_link)
-        message = OutgoingMessage(note.event_name, note.to, subject, body, data, hidden, message_id=note.id, html=html)
-    else:
-        store = await Store.first() if note.event_name == INVITE_CREATED else None
-        template = safe_invite_link_template(store.invite_link_template, invite_origins()) if store else None
-        composed = compose(note.event_name, note.data, token, storefront_url(), admin_url=admin_url(),
-                           invite_link_template=template)
-        secrets = (token,) if token else ()
-        message = OutgoingMessage(note.event_name, note.to, composed.subject, composed.body, composed.payload,
-                                  secrets, message_id=note.id)
+    data, secrets = await with_secrets(note.event_name, note.data)
+    secrets = (*secrets, token) if token else secrets
     chosen = provider()
     try:
+        message = await _message(note, sending, data, secrets, token)
         await chosen.send(message)
     except Exception as e:
         if row is not None:
             await row.delete()  # never delivered (or not known to be): it must not stay usable
+        error = f"{type(e).__name__}: {e}"
+        for secret in secrets:  # a template's error may quote what it was given
+            error = error.replace(secret, MASK)
         await Notification.filter(id=note.id).update(
             status="failed" if attempts >= max_attempts else "pending", attempts=attempts,
-            last_error=f"{type(e).__name__}: {e}"[:4000], provider_id=chosen.id,
+            last_error=error[:4000], provider_id=chosen.id,
         )
         raise
     kept = message.masked()
     await Notification.filter(id=note.id).update(
-        status="sent", attempts=attempts, sent_at=datetime.now(timezone.utc), subject=kept.subject,
+        status="sent", attempts=attempts, sent_at=datetime.now(timezone.utc), subject=kept.subject[:500],
         body=kept.body, provider_id=chosen.id, last_error=None,
     )
     return {"sent": notification_id, "provider_id": chosen.id}

@@ -2,18 +2,19 @@
 exchange and claim made, gift card
 bought. Each is written from a snapshot taken when the event is handled (what was ordered, the
 amounts, the tracking numbers), so a later change to the order does not change a message already
-asked for; the subject and the plain text and HTML bodies carry the shop's name and links from
-STOREFRONT_URL."""
+asked for; the subject and the plain text and HTML bodies are rendered from templates
+(services/notifications/rendering.py) with the shop's name and links from STOREFRONT_URL."""
 
 from __future__ import annotations
 
-from html import escape
+from types import SimpleNamespace
 
 from models import ClaimOrder, Fulfillment, GiftCard, Order, Refund, Swap
 from services.core.errors import NotFound
 from services.core.ids import fits
 from services.orders.order_reads import read_orders
 from services.orders.view import load_views
+from services.notifications.rendering import context, money, render
 
 __all__ = ["ORDER_KINDS", "snapshot", "compose_order", "with_secrets"]
 
@@ -26,10 +27,6 @@ CLAIM_CREATED = "claim.created"
 GIFT_CARD_CREATED = "gift_card.created"
 ORDER_KINDS = frozenset({ORDER_PLACED, SHIPMENT_CREATED, REFUND_CREATED, ITEMS_RETURNED, SWAP_CREATED, CLAIM_CREATED,
                          GIFT_CARD_CREATED})
-
-
-def _money(amount: int, currency: str) -> str:
-    return f"{amount / 100:.2f} {currency.upper()}"
 
 
 async def _order_part(order_id: str) -> dict:
@@ -45,9 +42,9 @@ async def _order_part(order_id: str) -> dict:
         "order_id": order.id, "display_id": order.display_id, "email": order.email, "currency_code": currency,
         "customer_id": order.customer_id,
         "items": [{"title": i.title, "variant": i.description, "quantity": i.quantity,
-                   "total": _money(view.totals.items[i.id].total, currency)} for i in view.items],
-        "total": _money(view.totals.total, currency), "shipping_total": _money(view.totals.shipping_total, currency),
-        "tax_total": _money(view.totals.tax_total or 0, currency),
+                   "total": money(view.totals.items[i.id].total, currency)} for i in view.items],
+        "total": money(view.totals.total, currency), "shipping_total": money(view.totals.shipping_total, currency),
+        "tax_total": money(view.totals.tax_total or 0, currency),
     }
 
 
@@ -59,7 +56,7 @@ async def snapshot(name: str, data: dict) -> dict | None:
             return None  # made in the back office: it has no recipient of its own
         part = await _order_part(card.order_id)
         # Not the code: it spends the card, so the row keeps none (the sending worker reads it).
-        return {**part, "gift_card_id": card.id, "value": _money(card.value, part["currency_code"])}
+        return {**part, "gift_card_id": card.id, "value": money(card.value, part["currency_code"])}
     if name in (SWAP_CREATED, CLAIM_CREATED):
         owner = await (Swap if name == SWAP_CREATED else ClaimOrder).get_or_none(id=data.get("id"))
         if owner is None:
@@ -74,50 +71,37 @@ async def snapshot(name: str, data: dict) -> dict | None:
         part["tracking_numbers"] = list(fulfillment.tracking_numbers or []) if fulfillment else []
     elif name == REFUND_CREATED:
         refund = await Refund.get_or_none(id=data.get("refund_id"))
-        part["refund"] = _money(refund.amount, part["currency_code"]) if refund else None
+        part["refund"] = money(refund.amount, part["currency_code"]) if refund else None
     return part
 
 
-def _lines(items: list[dict]) -> list[str]:
-    return [f"{i['quantity']} × {i['title']}{' (' + i['variant'] + ')' if i.get('variant') else ''}: {i['total']}"
-            for i in items]
+# The snapshot's keys that are the order's (the templates' `order`); the rest is the event's own.
+_ORDER_KEYS = ("order_id", "display_id", "email", "currency_code", "customer_id", "items", "total", "shipping_total",
+               "tax_total")
 
 
-def _text(name: str, d: dict, storefront: str, swap_link: str | None) -> tuple[str, list[str]]:
-    n = d.get("display_id")
+def _link(name: str, data: dict, storefront: str, swap_link: str | None) -> str | None:
     if name == ORDER_PLACED:
-        return f"Order #{n} confirmed", [
-            f"Thank you for your order #{n}. Here is what you ordered:", "", *_lines(d["items"]), "",
-            f"Shipping: {d['shipping_total']}", f"Tax: {d['tax_total']}", f"Total: {d['total']}", "",
-            f"Your orders: {storefront}/account/orders",
-        ]
-    if name == SHIPMENT_CREATED:
-        numbers = ", ".join(d.get("tracking_numbers") or []) or "none given"
-        return f"Order #{n} is on its way", [f"Items of your order #{n} have shipped.", f"Tracking: {numbers}"]
-    if name == REFUND_CREATED:
-        return f"A refund for order #{n}", [f"We refunded {d.get('refund')} for your order #{n}."]
-    if name == ITEMS_RETURNED:
-        return f"We received your return for order #{n}", [f"The items you sent back from order #{n} arrived."]
-    if name == SWAP_CREATED:
-        lines = [f"We registered an exchange on your order #{n}."]
-        if swap_link and d.get("cart_id"):
-            lines += ["To confirm it, and pay any difference, open:", swap_link.replace("{cart_id}", d["cart_id"])]
-        return f"Your exchange for order #{n}", lines
-    if name == CLAIM_CREATED:
-        how = "send replacements" if d.get("claim_type") == "replace" else "refund you"
-        return f"Your claim on order #{n}", [f"We registered your claim on order #{n} and will {how}."]
-    if name == GIFT_CARD_CREATED:
-        return "Your gift card", [f"Your gift card of {d['value']} from order #{n} is ready.", f"Code: {d['code']}"]
-    raise KeyError(f"no message of kind {name}")
+        return f"{storefront.rstrip('/')}/account/orders"
+    if name == SWAP_CREATED and swap_link and data.get("cart_id"):
+        return swap_link.replace("{cart_id}", data["cart_id"])
+    return None
 
 
-def compose_order(name: str, data: dict, storefront: str, shop: str, swap_link: str | None = None) -> tuple[str, str, str]:
-    """The subject, the plain text and the HTML of the message."""
-    subject, lines = _text(name, data, storefront.rstrip("/"), swap_link)
-    text = "\n".join(["Hello,", "", *lines, "", f"— {shop}", ""])
-    html = (f"<html><body><p>Hello,</p>{''.join(f'<p>{escape(line)}</p>' for line in lines if line)}"
-            f"<p>— {escape(shop)}</p></body></html>")
-    return f"{shop}: {subject}", text, html
+def compose_order(
+    name: str, data: dict, storefront: str, shop: str, swap_link: str | None = None, *, admin_url: str = "",
+    customer: dict | None = None,
+) -> tuple[str, str, str]:
+    """The subject, the plain text and the HTML of the message, from its templates
+    (services/notifications/rendering.py); `shop`: the store's name."""
+    if name not in ORDER_KINDS:
+        raise KeyError(f"no message of kind {name}")
+    # Attributes, not a dict's keys: `order.items` is the lines, not dict.items.
+    order = SimpleNamespace(**{("id" if k == "order_id" else k): data.get(k) for k in _ORDER_KEYS})
+    values = context(data, store_name=shop, storefront_url=storefront, admin_url=admin_url,
+                     link=_link(name, data, storefront, swap_link), customer=customer, order=order)
+    rendered = render(name, values)
+    return rendered.subject, rendered.text, rendered.html
 
 
 async def with_secrets(name: str, data: dict) -> tuple[dict, tuple[str, ...]]:

@@ -4,6 +4,7 @@ set-up so that providers (smtp, record) import it without importing the package 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from html import escape
 from typing import Protocol
 
 __all__ = ["OutgoingMessage", "NotificationProvider"]
@@ -23,13 +24,16 @@ class OutgoingMessage:
     html: str | None = None  # the same message as HTML, for providers that send both
 
     def masked(self, mask: str = "[token]") -> "OutgoingMessage":
-        """The message as it may be kept: every secret replaced by `mask`."""
-        body, data, html = self.body, dict(self.data), self.html
+        """The message as it may be kept: every secret replaced by `mask`, in the subject, the text,
+        the HTML (as written there too: autoescaped) and the data, since a shop's template may put
+        a secret anywhere."""
+        subject, body, data, html = self.subject, self.body, dict(self.data), self.html
         for secret in self.secrets:
-            body = body.replace(secret, mask)
-            html = html.replace(secret, mask) if html else html
+            subject, body = subject.replace(secret, mask), body.replace(secret, mask)
+            if html:
+                html = html.replace(secret, mask).replace(escape(secret), mask)
             data = {k: mask if v == secret else v for k, v in data.items()}
-        return replace(self, body=body, data=data, html=html, secrets=())
+        return replace(self, subject=subject, body=body, data=data, html=html, secrets=())
 
     def __repr__(self) -> str:  # a stray log of the object shows no token
         return f"OutgoingMessage(kind={self.kind!r}, to={self.to!r}, subject={self.subject!r})"

@@ -46,6 +46,18 @@ def test_a_misspelt_database_scheme_is_refused_without_repeating_the_password(tm
     assert "s3cret" not in result.stderr
 
 
+def test_a_message_template_that_does_not_compile_stops_start_up_naming_its_file(tmp_path):
+    # Given a shop's templates folder with a broken order confirmation
+    folder = tmp_path / "messages"
+    folder.mkdir()
+    (folder / "order.placed.html").write_text("<p>{% for item in order.items %}{{ item.title }}</p>")
+    # When any process starts
+    result = _cli(_env(tmp_path, NOTIFICATION_TEMPLATES=str(folder)), "migrate")
+    # I expect one line naming the file, and the configuration's exit code
+    code, line = _refused(result)
+    assert code == EX_CONFIG and line.startswith(f"configuration error: notification template {folder}/order.placed.html")
+
+
 def test_a_port_where_nothing_listens_says_so(tmp_path):
     port = _free_port()
     result = _cli(_env(tmp_path, DATABASE_URL=f"postgres://postgres@127.0.0.1:{port}/shop"), "migrate")

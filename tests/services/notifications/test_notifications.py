@@ -12,7 +12,7 @@ from aiosmtpd.smtp import AuthResult
 from models import Customer, Notification, OneTimeToken
 from services import notifications
 from services.notifications import OutgoingMessage
-from services.notifications.delivery import deliver
+from services.notifications.delivery import deliver, queue_message
 from services.notifications.record import RecordProvider
 from services.notifications.smtp import SmtpProvider
 from services.customers.password_reset import request_password_reset, reset_password
@@ -47,6 +47,12 @@ def smtp_server():
     yield controller, inbox
     controller.stop()
     notifications.configure(SETTINGS)  # back to the recording default for later tests
+
+
+def _part(email, content_type: str) -> str:
+    """The decoded text of the message's part of that type (every message has text and HTML)."""
+    [part] = [p for p in email.walk() if p.get_content_type() == content_type]
+    return part.get_payload(decode=True).decode()
 
 
 MESSAGE = OutgoingMessage("customer.password_reset", "jane@example.com", "Reset your password",
@@ -87,7 +93,7 @@ async def test_a_reset_sent_by_smtp_carries_a_link_whose_token_resets_the_passwo
         assert (await deliver(note.id, max_attempts=1))["provider_id"] == "smtp"
 
         [(_, _, content, _)] = inbox.received
-        body = message_from_string(content).get_payload(decode=True).decode()
+        body = _part(message_from_string(content), "text/plain")
         link = next(word for word in body.split() if word.startswith("https://shop.example/reset-password?"))
         query = parse_qs(urlparse(link).query)
         assert query["email"] == ["jane@example.com"]
@@ -95,6 +101,33 @@ async def test_a_reset_sent_by_smtp_carries_a_link_whose_token_resets_the_passwo
         note = await Notification.get(id=note.id)
         assert note.status == "sent" and note.provider_id == "smtp" and query["token"][0] not in note.body
         assert (await Customer.get(id=customer.id)).password_hash != customer.password_hash
+
+
+async def test_a_shops_templates_shape_the_email_sent_by_smtp(smtp_server, tmp_path):
+    # Given a shop's order confirmation templates, and SMTP
+    controller, inbox = smtp_server
+    (tmp_path / "order.placed.subject.txt").write_text("Order {{ order.display_id }} is ours")
+    (tmp_path / "order.placed.txt").write_text("Total {{ order.total }}\n")
+    (tmp_path / "order.placed.html").write_text("<p>{{ order.items[0].title }}</p>")
+    with configured(smtp_host="127.0.0.1", smtp_port=controller.port, smtp_tls="none", smtp_username="jane",
+                    smtp_password="mail-secret", notification_templates=str(tmp_path)):
+        await _send_an_order_placed(inbox)
+
+
+async def _send_an_order_placed(inbox) -> None:
+    data = {"order_id": "order_1", "display_id": 7, "email": "ann@example.com", "currency_code": "usd",
+            "customer_id": None, "items": [{"title": "Tea & <Mugs>", "variant": None, "quantity": 1,
+                                            "total": "1.00 USD"}],
+            "total": "1.00 USD", "shipping_total": "0.00 USD", "tax_total": "0.00 USD"}
+    note = await queue_message("order.placed", to="ann@example.com", data=data, resource_id="order_1")
+    # When the worker sends it
+    assert (await deliver(note.id, max_attempts=1))["provider_id"] == "smtp"
+    # I expect the shop's subject, text and (escaped) HTML in the email
+    [(_, recipients, content, _)] = inbox.received
+    email = message_from_string(content)
+    assert recipients == ["ann@example.com"] and email["Subject"] == "Order 7 is ours"
+    assert _part(email, "text/plain").strip() == "Total 1.00 USD"  # SMTP ends lines with CRLF
+    assert _part(email, "text/html").strip() == "<p>Tea &amp; &lt;Mugs&gt;</p>"
 
 
 async def test_the_smtp_provider_is_chosen_when_smtp_host_is_set():
