@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Mapping
 from services.core.plugins import Plugin, PluginContext, Providers, Schedule
 
 __all__ = [
-    "PluginError", "Active", "ENTRY_POINT_GROUP", "BUILT_IN", "installed", "enabled", "load", "use", "current",
+    "PluginError", "Active", "ENTRY_POINT_GROUP", "BUILT_IN", "installed", "enabled", "load", "use", "current", "settings_of",
     "resolve", "own_settings", "tortoise_apps", "offered", "choose", "schedules_of", "subscriber_registrations",
 ]
 
@@ -146,6 +146,15 @@ def use(active: tuple[Active, ...]) -> None:
 def current() -> tuple[Active, ...]:
     """The plugins services/setup.py configure loaded in this process."""
     return _current
+
+
+def settings_of(name: str) -> Any:
+    """A plugin's own settings in this process (an instance of its `settings` model), for its
+    subscribers, jobs and routes to read; raises LookupError when the plugin is not on."""
+    for active in _current:
+        if active.name == name:
+            return active.context.settings
+    raise LookupError(f"plugin {name} is not on in this process (PLUGINS)")
 
 
 def tortoise_apps(names: tuple[str, ...]) -> dict[str, dict]:
