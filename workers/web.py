@@ -14,6 +14,7 @@ from workers.embedded import start_embedded_worker, stop_embedded_worker
 from workers.logs import configure_logging
 from workers.scheduler import build_scheduler, stop_scheduler, turns_for
 from workers.web_start import record_start_failure
+from workers.web_stop import stop_once
 
 __all__ = ["build_app", "attach_embedded_jobs"]
 
@@ -26,6 +27,7 @@ def build_app() -> Sanic:
     load_actors()
     app = create_app(settings, name="commerce")
     record_start_failure(app)  # told by `commerce serve` if this process cannot start
+    stop_once(app)  # a SIGTERM while it starts is not lost, nor a repeated one
     spread_connections(app)
     if settings.embedded:
         attach_embedded_jobs(app, broker, settings)
