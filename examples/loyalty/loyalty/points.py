@@ -65,7 +65,7 @@ async def _take_up_to(customer_id: str, points: int) -> int:
     """As many of `points` as the balance holds, taken; how many. The balance read only bounds the
     conditional UPDATE: one that finds it lowered meanwhile tries again with less."""
     while True:
-        balance = await LoyaltyAccount.filter(customer_id=customer_id).values_list("balance", flat=True).first()
+        balance = await LoyaltyAccount.filter(customer_id=customer_id).first().values_list("balance", flat=True)
         take = min(points, balance or 0)
         if take <= 0:
             return 0
@@ -82,7 +82,7 @@ async def earn_for_order(order_id: str) -> LoyaltyEntry | None:
     key = f"order:{order_id}"
     if await LoyaltyEntry.exists(key=key):
         return None
-    order = await Order.filter(id=order_id).values("customer_id").first()
+    order = await Order.filter(id=order_id).first().values("customer_id")
     if order is None or not order["customer_id"]:
         return None
     total = (await load_totals([order_id]))[order_id].total
@@ -108,7 +108,7 @@ async def take_back_for_refund(refund_id: str) -> LoyaltyEntry | None:
     key = f"refund:{refund_id}"
     if await LoyaltyEntry.exists(key=key):
         return None
-    refund = await Refund.filter(id=refund_id).values("order_id", "amount").first()
+    refund = await Refund.filter(id=refund_id).first().values("order_id", "amount")
     if refund is None or not refund["order_id"]:
         return None
     earned = await LoyaltyEntry.get_or_none(key=f"order:{refund['order_id']}")
@@ -150,7 +150,7 @@ async def account(customer_id: str, *, known: bool = True) -> Account:
     customer is looked up first (NotFound when there is none): the admin's view of any id."""
     if not known and not await _customer_exists(customer_id):
         raise NotFound(f"Customer with id: {customer_id} was not found")
-    balance = await LoyaltyAccount.filter(customer_id=customer_id).values_list("balance", flat=True).first()
+    balance = await LoyaltyAccount.filter(customer_id=customer_id).first().values_list("balance", flat=True)
     entries = await LoyaltyEntry.filter(customer_id=customer_id).order_by("-id").limit(RECENT_ENTRIES)
     return Account(customer_id, balance or 0, entries)
 

@@ -277,8 +277,8 @@ def test_plugins_lists_loyalty_on_with_its_parts_and_migrate_makes_its_tables(sh
 
     # I expect `commerce plugins` to list it on, with everything it adds
     assert loyalty["on"] is True and "error" not in loyalty, loyalty
-    assert loyalty["routes"] == ["GET /store/loyalty", "POST /admin/loyalty/<customer_id:str>/adjust",
-                                 "GET /admin/loyalty/<customer_id:str>"]
+    assert loyalty["routes"] == ["GET /admin/loyalty/<customer_id:str>", "POST /admin/loyalty/<customer_id:str>/adjust",
+                                 "GET /store/loyalty"]
     assert loyalty["subscribers"] == ["loyalty.points (order.placed, order.refund_created)"]
     assert loyalty["jobs"] == ["expire_loyalty_points"]
     assert loyalty["schedules"] == ["expire_loyalty_points every 3600s"]
