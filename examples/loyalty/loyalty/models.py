@@ -15,7 +15,7 @@ class LoyaltyAccount(Model):
     never goes below zero."""
 
     customer_id = fields.CharField(primary_key=True, max_length=64)
-    balance = fields.IntField(default=0)
+    balance = fields.BigIntField(default=0)
     created_at = fields.DatetimeField(auto_now_add=True)
     updated_at = fields.DatetimeField(auto_now=True)
 
@@ -31,7 +31,7 @@ class LoyaltyEntry(Model):
     id = fields.BigIntField(primary_key=True)
     key = fields.CharField(max_length=140, unique=True)
     customer_id = fields.CharField(max_length=64)
-    points = fields.IntField()
+    points = fields.BigIntField()
     amount = fields.BigIntField(null=True)  # minor units the points were counted from (an order's total, a refund)
     reason = fields.CharField(max_length=255)
     order_id = fields.CharField(max_length=64, null=True)

@@ -22,9 +22,14 @@ store = Blueprint("loyalty_store", url_prefix="/store/loyalty")
 admin = Blueprint("loyalty_admin", url_prefix="/admin/loyalty")
 
 
+MAX_ADJUSTMENT = 10**12  # points in one adjustment: far beyond any real one, far within the column
+
+
 def _non_zero(value: int) -> int:
     if value == 0:
         raise PydanticCustomError("invalid", "must not be zero")
+    if abs(value) > MAX_ADJUSTMENT:
+        raise PydanticCustomError("invalid", f"must not be larger than {MAX_ADJUSTMENT} either way")
     return value
 
 

@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
             name='LoyaltyAccount',
             fields=[
                 ('customer_id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=64)),
-                ('balance', fields.IntField(default=0)),
+                ('balance', fields.BigIntField(default=0)),
                 ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=True)),
                 ('updated_at', fields.DatetimeField(auto_now=True, auto_now_add=False)),
             ],
@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
                 ('id', fields.BigIntField(primary_key=True, unique=True, db_index=True)),
                 ('key', fields.CharField(unique=True, max_length=140)),
                 ('customer_id', fields.CharField(max_length=64)),
-                ('points', fields.IntField()),
+                ('points', fields.BigIntField()),
                 ('amount', fields.BigIntField(null=True)),
                 ('reason', fields.CharField(max_length=255)),
                 ('order_id', fields.CharField(null=True, max_length=64)),
