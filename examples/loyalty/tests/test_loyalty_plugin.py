@@ -306,7 +306,7 @@ def test_an_order_earns_points_the_customer_sees(shop, jane):
         assert r.status_code == 401 and r.json()["type"] == "unauthorized"
 
 
-def test_admins_see_and_adjust_a_balance_never_below_zero(shop, jane):
+def test_admins_see_and_adjust_a_balance_never_below_zero_even_at_once(shop, jane):
     customer_id = jane["order"]["customer_id"]
     with shop.client() as http:
         _balance_becomes(http, jane["headers"], jane["points"])
@@ -332,6 +332,25 @@ def test_admins_see_and_adjust_a_balance_never_below_zero(shop, jane):
         assert r.status_code == 400 and r.json()["type"] == "invalid_data", r.text
         assert http.get("/admin/loyalty/cus_nobody", headers=admin).status_code == 404
         assert _loyalty(http, jane["headers"])["balance"] == jane["points"]
+
+    # When eight admins take a third of the balance at once
+    third = jane["points"] // 3
+    assert third > 0, jane["points"]
+
+    async def take_at_once() -> list[int]:
+        async with httpx.AsyncClient(base_url=shop.base, timeout=30, headers=admin) as concurrent:
+            answers = await asyncio.gather(*(concurrent.post(
+                f"/admin/loyalty/{customer_id}/adjust", json={"points": -third, "reason": f"race {n}"})
+                for n in range(8)))
+        return sorted(r.status_code for r in answers)
+
+    # I expect exactly three to succeed: the balance never goes below zero
+    assert asyncio.run(take_at_once()) == [200] * 3 + [400] * 5
+    with shop.client() as http:
+        assert _loyalty(http, jane["headers"])["balance"] == jane["points"] - 3 * third
+        r = http.post(f"/admin/loyalty/{customer_id}/adjust", json={"points": 3 * third, "reason": "race undone"},
+                      headers=admin)
+        assert r.json()["loyalty"]["balance"] == jane["points"]
 
 
 def test_a_refund_takes_back_points_in_proportion(shop, jane):
