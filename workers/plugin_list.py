@@ -35,8 +35,9 @@ def _routes(plugin: Plugin) -> list[str]:
         prefix = (bp.url_prefix or "").rstrip("/")
         for future in bp._future_routes:
             path = "/" + f"{prefix}/{future.uri.lstrip('/')}".strip("/")
-            found += [f"{method} {path}" for method in sorted(future.methods)]
-    return found
+            found += [(path, method) for method in future.methods]
+    # A blueprint keeps its routes in a set: sorted, the list reads the same on every run.
+    return [f"{method} {path}" for path, method in sorted(found)]
 
 
 def _subscribers(plugin: Plugin) -> list[str]:
