@@ -3,9 +3,9 @@ names them by provider id (the `payment_provider` rows of a region point here).
 
 The built-in providers (`system`, `manual`) are real in-memory implementations: they keep no
 state outside the session row, and authorize at once, as Medusa v1's do. A real gateway
-implements the same calls and registers itself with `register`: Stripe (services/payments/stripe/)
-when STRIPE_API_KEY is set, and any provider a package declares in the `commerce.payment_providers`
-entry-point group (services/payments/gateways.py).
+implements the same calls and is offered by a plugin (services/core/plugins.py `Providers.payment`,
+registered by services/payments/gateways.py): Stripe (services/payments/stripe/, the built-in stripe
+plugin) when STRIPE_API_KEY is set, and any a shop's plugin offers (docs/plugins.md).
 """
 
 from __future__ import annotations
