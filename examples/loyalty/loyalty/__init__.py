@@ -3,11 +3,15 @@ is refunded, and they expire after a while; the shop's admins may adjust a balan
 
 The one `Plugin` below is all the core sees (services/core/plugins.py): this package's tables (its
 own Tortoise app, `loyalty`), its settings (LOYALTY_*), a subscriber to `order.placed` and
-`order.refund_created`, the store's and the admin's routes, and the expiry job with its schedule.
+`order.refund_created`, the store's and the admin's routes, the expiry job with its schedule, and
+its notification templates (the order confirmation says it earns points; services/notifications/
+rendering.py searches them after the shop's NOTIFICATION_TEMPLATES and before the built-in ones).
 It is on when PLUGINS names `loyalty`; every part is named by a string, so a process imports only
 what it runs (the web processes the routes, every process the jobs)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from services.core.plugins import Plugin, PluginContext, Schedule
 
@@ -33,4 +37,5 @@ plugin = Plugin(
     models="loyalty.models",
     migrations="loyalty.migrations",
     settings=LoyaltySettings,
+    templates=Path(__file__).parent / "templates",
 )

@@ -305,6 +305,16 @@ def test_an_order_earns_points_the_customer_sees(shop, jane):
         r = http.get("/store/loyalty")
         assert r.status_code == 401 and r.json()["type"] == "unauthorized"
 
+    # I expect her order confirmation to be the plugin's template: the built-in message, then its word
+    def confirmation() -> tuple | None:
+        rows = shop.query(f"SELECT body, status FROM notification WHERE event_name = 'order.placed' "
+                          f"AND resource_id = '{jane['order']['id']}'")
+        return rows[0] if rows and rows[0][1] == "sent" else None
+
+    body, _ = _until(confirmation, "the order confirmation sent")
+    assert f"Thank you for your order #{jane['order']['display_id']}" in body
+    assert "This order earns you loyalty points: your balance is on your account" in body
+
 
 def test_admins_see_and_adjust_a_balance_never_below_zero_even_at_once(shop, jane):
     customer_id = jane["order"]["customer_id"]
