@@ -20,9 +20,9 @@ from services.events.bus import emit
 from services.events.dispatch import SubscribersFailed, dispatch
 from services.plugins import PluginError
 from tests.conftest import SETTINGS, configured, running, settings
-from tests.fixtures.plugins import loyalty, providers
+from tests.fixtures.plugins import punchcard, providers
 
-LOYALTY = "tests.fixtures.plugins.loyalty:plugin"
+PUNCHCARD = "tests.fixtures.plugins.punchcard:plugin"
 STRAYS = "tests.fixtures.plugins.strays"
 PROVIDERS = "tests.fixtures.plugins.providers"
 STORE_ORIGIN = SETTINGS.store_cors[0]
@@ -40,98 +40,98 @@ def refusal(call, *args, **kwargs) -> str:
 
 
 def test_a_plugin_named_in_plugins_but_not_installed_is_refused(installed_plugins):
-    installed_plugins(loyalty=LOYALTY)
-    assert refusal(plugins.load, settings(plugins=("loyalty", "loyalt"))).startswith(
+    installed_plugins(punchcard=PUNCHCARD)
+    assert refusal(plugins.load, settings(plugins=("punchcard", "loyalt"))).startswith(
         "plugin loyalt: named in PLUGINS but not installed")
 
 
 def test_an_installed_plugin_not_named_in_plugins_stays_off(installed_plugins):
-    installed_plugins(loyalty=LOYALTY)
+    installed_plugins(punchcard=PUNCHCARD)
     assert [a.name for a in plugins.load(SETTINGS)] == ["stripe", "smtp", "s3"]
 
 
 def test_a_plugin_reads_its_own_prefixed_settings(installed_plugins):
-    installed_plugins(loyalty=LOYALTY)
-    active = plugins.load(settings(plugins=("loyalty",)), environ={"LOYALTY_POINTS_PER_EURO": "5"})
-    assert active[-1].name == "loyalty" and active[-1].context.settings.points_per_euro == 5
+    installed_plugins(punchcard=PUNCHCARD)
+    active = plugins.load(settings(plugins=("punchcard",)), environ={"PUNCHCARD_POINTS_PER_EURO": "5"})
+    assert active[-1].name == "punchcard" and active[-1].context.settings.points_per_euro == 5
 
 
 def test_a_setting_its_model_refuses_is_one_line_naming_the_plugin_and_variable(installed_plugins):
-    installed_plugins(loyalty=LOYALTY)
-    line = refusal(plugins.load, settings(plugins=("loyalty",)), environ={"LOYALTY_POINTS_PER_EURO": "many"})
-    assert line.startswith("plugin loyalty: setting LOYALTY_POINTS_PER_EURO: Input should be a valid integer")
+    installed_plugins(punchcard=PUNCHCARD)
+    line = refusal(plugins.load, settings(plugins=("punchcard",)), environ={"PUNCHCARD_POINTS_PER_EURO": "many"})
+    assert line.startswith("plugin punchcard: setting PUNCHCARD_POINTS_PER_EURO: Input should be a valid integer")
     assert "\n" not in line
 
 
 def test_an_unknown_prefixed_variable_is_refused_naming_the_known_ones(installed_plugins):
-    installed_plugins(loyalty=LOYALTY)
-    assert refusal(plugins.load, settings(plugins=("loyalty",)), environ={"LOYALTY_POINTS_PER_EUROS": "5"}) == (
-        "plugin loyalty: unknown setting LOYALTY_POINTS_PER_EUROS (it knows LOYALTY_POINTS_PER_EURO)")
+    installed_plugins(punchcard=PUNCHCARD)
+    assert refusal(plugins.load, settings(plugins=("punchcard",)), environ={"PUNCHCARD_POINTS_PER_EUROS": "5"}) == (
+        "plugin punchcard: unknown setting PUNCHCARD_POINTS_PER_EUROS (it knows PUNCHCARD_POINTS_PER_EURO)")
 
 
 # ---------------------------------------------------------------- routes
 
 
 @pytest.fixture
-async def loyalty_app(installed_plugins, database):
-    """A server with the loyalty plugin on (its own app: the suite's shared one has no plugins)."""
+async def punchcard_app(installed_plugins, database):
+    """A server with the punchcard plugin on (its own app: the suite's shared one has no plugins)."""
     from app.server import create_app
 
-    installed_plugins(loyalty=LOYALTY)
-    app = create_app(settings(plugins=("loyalty",)), manage_orm=False, name=f"loyalty_{uuid.uuid4().hex[:8]}")
+    installed_plugins(punchcard=PUNCHCARD)
+    app = create_app(settings(plugins=("punchcard",)), manage_orm=False, name=f"punchcard_{uuid.uuid4().hex[:8]}")
     async with running(app) as http:
         yield http
 
 
 async def test_a_plugin_route_that_raises_answers_500_and_the_log_names_plugin_and_request(
-        loyalty_app, admin_headers, caplog):
+        punchcard_app, admin_headers, caplog):
     with caplog.at_level(logging.ERROR, logger="commerce.errors"):
-        r = await loyalty_app.post("/admin/loyalty/boom", headers=admin_headers)
+        r = await punchcard_app.post("/admin/punchcard/boom", headers=admin_headers)
     assert r.status_code == 500
     assert r.json() == {"type": "unknown_error", "message": "An unknown error occurred.", "code": "unknown_error"}
     request_id = r.headers["x-request-id"]
     lines = [rec.getMessage() for rec in caplog.records if "unhandled error" in rec.getMessage()]
-    assert lines == [f"unhandled error on POST /admin/loyalty/boom in plugin loyalty (request {request_id})"]
+    assert lines == [f"unhandled error on POST /admin/punchcard/boom in plugin punchcard (request {request_id})"]
 
 
-async def test_a_domain_error_in_a_plugin_route_answers_its_4xx(loyalty_app, client):
-    r = await loyalty_app.post("/store/loyalty/redeem")
+async def test_a_domain_error_in_a_plugin_route_answers_its_4xx(punchcard_app, client):
+    r = await punchcard_app.post("/store/punchcard/redeem")
     assert (r.status_code, r.json()) == (400, {"type": "not_allowed",
                                                "message": "Points cannot be redeemed on a gift card"})
 
 
-async def test_a_plugin_admin_route_needs_admin_authentication(loyalty_app, admin_headers):
-    assert (await loyalty_app.get("/admin/loyalty/points")).status_code == 401
-    r = await loyalty_app.get("/admin/loyalty/points", headers=admin_headers)
+async def test_a_plugin_admin_route_needs_admin_authentication(punchcard_app, admin_headers):
+    assert (await punchcard_app.get("/admin/punchcard/points")).status_code == 401
+    r = await punchcard_app.get("/admin/punchcard/points", headers=admin_headers)
     assert (r.status_code, r.json()) == (200, {"points": 3})
 
 
-async def test_a_plugin_store_route_requiring_a_customer_refuses_anonymous_and_serves_one(loyalty_app, client):
-    assert (await loyalty_app.get("/store/loyalty/me")).status_code == 401
-    r = await loyalty_app.post("/store/customers", json=SHOPPER)
+async def test_a_plugin_store_route_requiring_a_customer_refuses_anonymous_and_serves_one(punchcard_app, client):
+    assert (await punchcard_app.get("/store/punchcard/me")).status_code == 401
+    r = await punchcard_app.post("/store/customers", json=SHOPPER)
     customer_id = r.json()["customer"]["id"]
-    r = await loyalty_app.get("/store/loyalty/me")  # the session cookie
+    r = await punchcard_app.get("/store/punchcard/me")  # the session cookie
     assert (r.status_code, r.json()) == (200, {"customer_id": customer_id, "points": 3})
 
 
-async def test_cors_and_the_cross_site_check_cover_plugin_routes(loyalty_app, client):
-    r = await loyalty_app.get("/loyalty/ping", headers={"Origin": STORE_ORIGIN})
+async def test_cors_and_the_cross_site_check_cover_plugin_routes(punchcard_app, client):
+    r = await punchcard_app.get("/punchcard/ping", headers={"Origin": STORE_ORIGIN})
     assert r.status_code == 200 and r.json() == {"pong": True}
-    r = await loyalty_app.get("/store/loyalty/me", headers={"Origin": STORE_ORIGIN})
+    r = await punchcard_app.get("/store/punchcard/me", headers={"Origin": STORE_ORIGIN})
     assert r.headers["access-control-allow-origin"] == STORE_ORIGIN
     # Given a shopper signed in by the session cookie
-    assert (await loyalty_app.post("/store/customers", json=SHOPPER)).status_code == 200
+    assert (await punchcard_app.post("/store/customers", json=SHOPPER)).status_code == 200
     # When another site posts to the plugin's route with it, I expect a refusal; from the store, an answer
-    r = await loyalty_app.post("/store/loyalty/join", json={}, headers={"Origin": EVIL_ORIGIN})
+    r = await punchcard_app.post("/store/punchcard/join", json={}, headers={"Origin": EVIL_ORIGIN})
     assert (r.status_code, r.json()["type"]) == (403, "not_allowed")
-    r = await loyalty_app.post("/store/loyalty/join", json={}, headers={"Origin": STORE_ORIGIN})
+    r = await punchcard_app.post("/store/punchcard/join", json={}, headers={"Origin": STORE_ORIGIN})
     assert r.status_code == 200 and r.json()["joined"] is True
 
 
-async def test_openapi_lists_a_plugins_routes(loyalty_app):
-    paths = (await loyalty_app.get("/openapi.json")).json()["paths"]
-    assert {"/admin/loyalty/points", "/admin/loyalty/boom", "/store/loyalty/me", "/loyalty/ping"} <= set(paths)
-    assert "post" in paths["/store/loyalty/join"]
+async def test_openapi_lists_a_plugins_routes(punchcard_app):
+    paths = (await punchcard_app.get("/openapi.json")).json()["paths"]
+    assert {"/admin/punchcard/points", "/admin/punchcard/boom", "/store/punchcard/me", "/punchcard/ping"} <= set(paths)
+    assert "post" in paths["/store/punchcard/join"]
 
 
 @pytest.mark.parametrize("name, line", [
@@ -151,13 +151,13 @@ def test_a_route_outside_the_plugins_paths_or_taking_a_core_one_is_refused_at_ap
 
 
 async def test_a_plugin_subscriber_runs_once_per_event_and_a_failed_one_is_retried_alone(installed_plugins):
-    installed_plugins(loyalty=LOYALTY)
+    installed_plugins(punchcard=PUNCHCARD)
     core_ran: list[str] = []
 
     async def core_stand_in(event) -> None:
         core_ran.append(event.id)
 
-    with configured(plugins=("loyalty",)):
+    with configured(plugins=("punchcard",)):
         # The suite's process registered its subscribers once already: the plugin's are added here
         # through the same wrapping a fresh process's configure applies.
         subscribers.subscribe("test-core", ["product.created"], core_stand_in)
@@ -165,21 +165,21 @@ async def test_a_plugin_subscriber_runs_once_per_event_and_a_failed_one_is_retri
             register(subscribers.subscribe)
         try:
             event = await emit("product.created", id="prod_points")
-            loyalty.failures.append(event.id)
+            punchcard.failures.append(event.id)
             # When the plugin's subscriber fails the first time
             with pytest.raises(SubscribersFailed) as failed:
                 await dispatch(event.id)
-            assert failed.value.failed == ["loyalty.count_points"]
+            assert failed.value.failed == ["punchcard.count_points"]
             # and the job is retried, then delivered once more (a duplicate message)
             await dispatch(event.id)
             await dispatch(event.id)
         finally:
             subscribers.unsubscribe("test-core")
-            subscribers.unsubscribe("loyalty.count_points")
+            subscribers.unsubscribe("punchcard.count_points")
     # I expect each to have handled it once, the core's not again for the plugin's failure
-    assert core_ran == [event.id] and loyalty.heard.count(event.id) == 1
+    assert core_ran == [event.id] and punchcard.heard.count(event.id) == 1
     receipts = await EventReceipt.filter(event_id=event.id).values_list("subscriber_id", flat=True)
-    assert receipts.count("loyalty.count_points") == 1 and receipts.count("test-core") == 1
+    assert receipts.count("punchcard.count_points") == 1 and receipts.count("test-core") == 1
 
 
 def test_a_subscriber_id_without_the_plugins_prefix_is_refused(installed_plugins):
@@ -197,27 +197,27 @@ async def test_a_plugin_schedule_is_asked_for_once_per_slot_across_two_scheduler
     import workers.scheduler as scheduling
     from workers.broker import load_actors
 
-    installed_plugins(loyalty=LOYALTY)
+    installed_plugins(punchcard=PUNCHCARD)
     now = SimpleNamespace(time=lambda: 3600.0 * 500_000 + 7)  # a fixed instant: both ask inside one slot
     monkeypatch.setattr(scheduling, "time", now)
-    with configured(plugins=("loyalty",)):
+    with configured(plugins=("punchcard",)):
         load_actors()  # the plugin's job module, as every process imports it
         # Given two schedulers sharing the database's turns (two hosts, embedded)
         both = [scheduling.build_scheduler(SETTINGS, scheduling.turns_for(SETTINGS)) for _ in range(2)]
-        asks = [s.get_job("loyalty.expire_loyalty_points") for s in both]
+        asks = [s.get_job("punchcard.expire_punchcard_points") for s in both]
         assert all(asks) and str(asks[0].trigger).startswith("interval[1:00:00]")
         # When both reach the same slot, then both the next one
         await asyncio.gather(*(ask.func(SETTINGS) for ask in asks))
         now.time = lambda: 3600.0 * 500_001 + 7
         await asyncio.gather(*(ask.func(SETTINGS) for ask in asks))
     # I expect one job asked for in each slot
-    assert await Job.filter(actor_name="expire_loyalty_points").count() == 2
+    assert await Job.filter(actor_name="expire_punchcard_points").count() == 2
 
 
 def test_a_bad_cron_line_is_refused_when_the_plugin_loads(installed_plugins):
     installed_plugins(bad_cron=f"{STRAYS}:bad_cron")
     line = refusal(plugins.load, settings(plugins=("bad_cron",)))
-    assert line.startswith("plugin bad_cron: schedule of expire_loyalty_points: cron '61 * * * *': ")
+    assert line.startswith("plugin bad_cron: schedule of expire_punchcard_points: cron '61 * * * *': ")
 
 
 def test_a_schedule_on_a_queue_no_worker_takes_is_refused(installed_plugins):
@@ -226,7 +226,7 @@ def test_a_schedule_on_a_queue_no_worker_takes_is_refused(installed_plugins):
     installed_plugins(far_queue=f"{STRAYS}:far_queue")
     with configured(plugins=("far_queue",)):
         line = refusal(build_scheduler, SETTINGS)
-    assert line.startswith("plugin far_queue: schedule of expire_loyalty_points names queue 'nowhere': the workers take ")
+    assert line.startswith("plugin far_queue: schedule of expire_punchcard_points names queue 'nowhere': the workers take ")
 
 
 # ---------------------------------------------------------------- providers
