@@ -118,13 +118,16 @@ def _everything(settings: Settings) -> list[dict[str, Any]]:
     for name, entry in sorted(plugins.installed().items()):
         on = name in settings.plugins
         try:
+            if twice := plugins.declared_twice(name):
+                raise PluginError(name, twice)
             loaded = entry.load()
             plugin = loaded if isinstance(loaded, Plugin) else getattr(loaded, "plugin", None)
             if not isinstance(plugin, Plugin):
                 raise TypeError(f"{entry.value} is not a services.core.plugins.Plugin")
         except Exception as e:
+            error = str(e) if isinstance(e, PluginError) else f"plugin {name}: cannot be imported: {type(e).__name__}: {e}"
             rows.append({"name": name, "version": entry.dist.version if entry.dist else "?", "on": on,
-                         "built_in": False, "error": f"plugin {name}: cannot be imported: {type(e).__name__}: {e}"})
+                         "built_in": False, "error": error})
             continue
         rows.append(describe(plugin, settings, on))
     missing = [n for n in settings.plugins if n not in plugins.installed()]

@@ -22,15 +22,18 @@ ROOT = Path(__file__).resolve().parents[2]
 PUNCHCARD = "tests.fixtures.plugins.punchcard:plugin"  # importable in the child: it runs from the tree's root
 
 
-def install(where: Path, name: str, ref: str, modules: dict[str, str] | None = None) -> None:
-    """A package in `where` declaring the plugin `name` at `ref`, with these modules' sources."""
+def install(where: Path, name: str, ref: str, modules: dict[str, str] | None = None, *,
+            package: str | None = None) -> None:
+    """A package in `where` (named `package`, else as the plugin) declaring the plugin `name` at
+    `ref`, with these modules' sources."""
+    package = package or name
     for path, source in (modules or {}).items():
         file = where / path
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(textwrap.dedent(source))
-    info = where / f"{name}-0.1.dist-info"
+    info = where / f"{package}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(f"[commerce.plugins]\n{name} = {ref}\n")
 
 
@@ -133,6 +136,16 @@ def test_a_plugins_setting_that_does_not_validate_stops_start_up_with_one_line(t
     result = cli(env(tmp_path, PLUGINS="punchcard", PUNCHCARD_POINTS="3"), "serve", "--port", str(_free_port()))
     assert refused(result) == (EX_CONFIG, [
         "plugin punchcard: unknown setting PUNCHCARD_POINTS (it knows PUNCHCARD_POINTS_PER_EURO)"])
+
+
+def test_two_packages_declaring_one_plugin_name_are_refused_naming_both(tmp_path):
+    install(site(tmp_path), "punchcard", PUNCHCARD)
+    install(site(tmp_path), "punchcard", PUNCHCARD, package="punchcard_fork")
+    line = "plugin punchcard: declared by 2 installed packages (punchcard, punchcard_fork): uninstall all but one"
+    assert refused(cli(env(tmp_path, PLUGINS="punchcard"), "migrate")) == (EX_CONFIG, [line])
+    listed = cli(env(tmp_path, PLUGINS="punchcard"), "plugins", "--json")
+    assert listed.returncode == EX_CONFIG
+    assert [r["error"] for r in map(json.loads, listed.stdout.splitlines()) if r["name"] == "punchcard"] == [line]
 
 
 def test_a_failing_plugin_migration_is_named_and_the_cores_stay_applied(tmp_path):
