@@ -39,15 +39,16 @@ def _routes(plugin: Plugin) -> list[str]:
     return found
 
 
-def _subscribers(plugin: Plugin) -> list[str]:
+def _subscribers(active: plugins.Active) -> list[str]:
+    """Registered as a process registers them, so an id a process would refuse is this row's error."""
     heard: list[str] = []
 
     def record(subscriber_id: str, events, handle) -> None:
         names = "every event" if events == "*" else ", ".join([events] if isinstance(events, str) else events)
         heard.append(f"{subscriber_id} ({names})")
 
-    if plugin.subscribers is not None:
-        plugin.subscribers(record)
+    for register in plugins.subscriber_registrations([active]):
+        register(record)
     return heard
 
 
@@ -98,7 +99,7 @@ def describe(plugin: Plugin, settings: Settings, on: bool, environ=None) -> dict
         active = plugins.Active(plugin, PluginContext(settings, plugins.own_settings(plugin, environ or os.environ)))
         tables, migrations = _tables(plugin)
         row.update(
-            routes=_routes(plugin), subscribers=_subscribers(plugin), jobs=_jobs(plugin),
+            routes=_routes(plugin), subscribers=_subscribers(active), jobs=_jobs(plugin),
             schedules=[f"{s.actor} {s.when}" for _, s in plugins.schedules_of([active])],
             tables=tables, migrations=migrations, providers=_providers(plugin, active.context),
             settings=sorted(plugin.prefix + k.upper() for k in plugin.settings.model_fields) if plugin.settings else [],

@@ -148,6 +148,15 @@ def test_two_packages_declaring_one_plugin_name_are_refused_naming_both(tmp_path
     assert [r["error"] for r in map(json.loads, listed.stdout.splitlines()) if r["name"] == "punchcard"] == [line]
 
 
+def test_a_subscriber_id_without_the_plugins_prefix_stops_start_up_and_is_listed(tmp_path):
+    install(site(tmp_path), "unprefixed", "tests.fixtures.plugins.strays:unprefixed")
+    line = "plugin unprefixed: subscriber id 'count_points' must start with 'unprefixed.'"
+    assert refused(cli(env(tmp_path, PLUGINS="unprefixed"), "migrate")) == (EX_CONFIG, [line])
+    listed = cli(env(tmp_path, PLUGINS="unprefixed"), "plugins", "--json")
+    assert listed.returncode == EX_CONFIG
+    assert [r["error"] for r in map(json.loads, listed.stdout.splitlines()) if r["name"] == "unprefixed"] == [line]
+
+
 def test_a_failing_plugin_migration_is_named_and_the_cores_stay_applied(tmp_path):
     install(site(tmp_path), "ledger", "ledger_plugin:plugin", {**LEDGER, **FAILING_MIGRATION})
     result = cli(env(tmp_path, PLUGINS="ledger"), "migrate")
