@@ -9,11 +9,15 @@ path the core or another plugin has: the dashboard, /health and the core's route
 
 from __future__ import annotations
 
+import re
+
 from sanic import Blueprint, Sanic
 
 from services.plugins import Active, PluginError, resolve
 
 __all__ = ["mount_plugin_routes"]
+
+_PARAMETER = re.compile(r"<[^>]*>")
 
 
 def _allowed(path: str, name: str) -> bool:
@@ -21,13 +25,33 @@ def _allowed(path: str, name: str) -> bool:
     return any(path == p.rstrip("/") or path.startswith(p) for p in ("/admin/", "/store/", f"/{name}/"))
 
 
+def _shape(path: str) -> str:
+    """What the router tells routes apart by: /store/products/<id> and /store/products/<handle> are one."""
+    return _PARAMETER.sub("<>", "/" + path.strip("/"))
+
+
+def _declared(bp: Blueprint) -> list[tuple[str, frozenset]]:
+    prefix = (bp.url_prefix or "").rstrip("/")
+    return [("/" + f"{prefix}/{future.uri.lstrip('/')}".strip("/"), future.methods) for future in bp._future_routes]
+
+
+def _check(name: str, path: str, methods, taken: set[tuple[str, str]]) -> None:
+    if not _allowed(path, name):
+        raise PluginError(name, f"route {path} is outside /admin/, /store/ and /{name}/")
+    clash = sorted(m for m in methods if (m, _shape(path)) in taken)
+    if clash:
+        raise PluginError(name, f"route {clash[0]} {path} is already the core's or another plugin's")
+
+
 def mount_plugin_routes(app: Sanic, active: tuple[Active, ...]) -> None:
-    taken = {(method, "/" + route.path.lstrip("/")) for route in app.router.routes for method in route.methods}
+    taken = {(method, _shape(route.path)) for route in app.router.routes for method in route.methods}
     for plugin in active:
         for ref in plugin.plugin.routes:
             bp = resolve(ref, plugin.name)
             if not isinstance(bp, Blueprint):
                 raise PluginError(plugin.name, f"{ref} is {type(bp).__name__}, not a sanic Blueprint")
+            for path, methods in _declared(bp):  # before Sanic's router refuses a clash in its own words
+                _check(plugin.name, path, methods, taken)
             before = {id(route) for route in app.router.routes}
             try:
                 app.blueprint(bp)
@@ -35,10 +59,6 @@ def mount_plugin_routes(app: Sanic, active: tuple[Active, ...]) -> None:
                 raise PluginError(plugin.name, f"the routes of {ref} cannot be mounted: {type(e).__name__}: {e}") from e
             for route in [r for r in app.router.routes if id(r) not in before]:
                 path = "/" + route.path.lstrip("/")
-                if not _allowed(path, plugin.name):
-                    raise PluginError(plugin.name, f"route {path} is outside /admin/, /store/ and /{plugin.name}/")
-                clash = sorted(m for m in route.methods if (m, path) in taken)
-                if clash:
-                    raise PluginError(plugin.name, f"route {clash[0]} {path} is already the core's or another plugin's")
-                taken.update((m, path) for m in route.methods)
+                _check(plugin.name, path, route.methods, taken)
+                taken.update((m, _shape(path)) for m in route.methods)
                 route.ctx.plugin = plugin.name

@@ -23,8 +23,9 @@ from typing import Any, Callable, Iterable, Mapping
 from services.core.plugins import Plugin, PluginContext, Providers, Schedule
 
 __all__ = [
-    "PluginError", "Active", "ENTRY_POINT_GROUP", "BUILT_IN", "installed", "enabled", "load", "use", "current", "settings_of",
-    "resolve", "own_settings", "tortoise_apps", "offered", "choose", "schedules_of", "subscriber_registrations",
+    "PluginError", "Active", "ENTRY_POINT_GROUP", "BUILT_IN", "installed", "declared_twice", "enabled", "load", "use",
+    "current", "settings_of", "resolve", "own_settings", "tortoise_apps", "offered", "choose", "schedules_of",
+    "subscriber_registrations",
 ]
 
 log = logging.getLogger("commerce.plugins")
@@ -70,6 +71,15 @@ def installed() -> dict[str, EntryPoint]:
     return {entry.name: entry for entry in entry_points(group=ENTRY_POINT_GROUP)}
 
 
+def declared_twice(name: str) -> str | None:
+    """What is wrong when several installed packages declare a plugin of this name (the entry
+    points would keep one of them, whichever was found last), else None."""
+    packages = sorted({e.dist.name if e.dist else e.value for e in entry_points(group=ENTRY_POINT_GROUP, name=name)})
+    if len(packages) < 2:
+        return None
+    return f"declared by {len(packages)} installed packages ({', '.join(packages)}): uninstall all but one"
+
+
 def _as_plugin(found: Any, name: str) -> Plugin:
     if not isinstance(found, Plugin) and hasattr(found, "plugin"):  # a module holding `plugin`
         found = found.plugin
@@ -89,6 +99,8 @@ def enabled(names: tuple[str, ...]) -> tuple[Plugin, ...]:
         if entry is None:
             raise PluginError(name, "named in PLUGINS but not installed (no `commerce.plugins` entry point of that "
                                     "name; `commerce plugins` lists those installed)")
+        if twice := declared_twice(name):
+            raise PluginError(name, twice)
         try:
             loaded = entry.load()
         except Exception as e:

@@ -40,15 +40,16 @@ def _routes(plugin: Plugin) -> list[str]:
     return [f"{method} {path}" for path, method in sorted(found)]
 
 
-def _subscribers(plugin: Plugin) -> list[str]:
+def _subscribers(active: plugins.Active) -> list[str]:
+    """Registered as a process registers them, so an id a process would refuse is this row's error."""
     heard: list[str] = []
 
     def record(subscriber_id: str, events, handle) -> None:
         names = "every event" if events == "*" else ", ".join([events] if isinstance(events, str) else events)
         heard.append(f"{subscriber_id} ({names})")
 
-    if plugin.subscribers is not None:
-        plugin.subscribers(record)
+    for register in plugins.subscriber_registrations([active]):
+        register(record)
     return heard
 
 
@@ -99,7 +100,7 @@ def describe(plugin: Plugin, settings: Settings, on: bool, environ=None) -> dict
         active = plugins.Active(plugin, PluginContext(settings, plugins.own_settings(plugin, environ or os.environ)))
         tables, migrations = _tables(plugin)
         row.update(
-            routes=_routes(plugin), subscribers=_subscribers(plugin), jobs=_jobs(plugin),
+            routes=_routes(plugin), subscribers=_subscribers(active), jobs=_jobs(plugin),
             schedules=[f"{s.actor} {s.when}" for _, s in plugins.schedules_of([active])],
             tables=tables, migrations=migrations, providers=_providers(plugin, active.context),
             settings=sorted(plugin.prefix + k.upper() for k in plugin.settings.model_fields) if plugin.settings else [],
@@ -119,13 +120,16 @@ def _everything(settings: Settings) -> list[dict[str, Any]]:
     for name, entry in sorted(plugins.installed().items()):
         on = name in settings.plugins
         try:
+            if twice := plugins.declared_twice(name):
+                raise PluginError(name, twice)
             loaded = entry.load()
             plugin = loaded if isinstance(loaded, Plugin) else getattr(loaded, "plugin", None)
             if not isinstance(plugin, Plugin):
                 raise TypeError(f"{entry.value} is not a services.core.plugins.Plugin")
         except Exception as e:
+            error = str(e) if isinstance(e, PluginError) else f"plugin {name}: cannot be imported: {type(e).__name__}: {e}"
             rows.append({"name": name, "version": entry.dist.version if entry.dist else "?", "on": on,
-                         "built_in": False, "error": f"plugin {name}: cannot be imported: {type(e).__name__}: {e}"})
+                         "built_in": False, "error": error})
             continue
         rows.append(describe(plugin, settings, on))
     missing = [n for n in settings.plugins if n not in plugins.installed()]
