@@ -20,6 +20,7 @@ from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Callable, Iterable, Mapping
 
+from services.core.outbox import QUEUES
 from services.core.plugins import Plugin, PluginContext, Providers, Schedule
 
 __all__ = [
@@ -230,6 +231,9 @@ def schedules_of(active: Iterable[Active]) -> list[tuple[str, Schedule]]:
         for schedule in items or ():
             if not isinstance(schedule, Schedule):
                 raise PluginError(a.name, f"schedules holds {type(schedule).__name__}, not Schedule")
+            if schedule.queue not in QUEUES:
+                raise PluginError(a.name, f"schedule of {schedule.actor} names queue {schedule.queue!r}: the "
+                                          f"workers take {', '.join(QUEUES)}")
             if schedule.cron is not None:
                 try:
                     CronTrigger.from_crontab(schedule.cron, timezone="UTC")

@@ -12,6 +12,7 @@ from dramatiq.middleware import AsyncIO
 
 from app.config import Settings
 from services import plugins
+from services.core.outbox import QUEUES
 from services.plugins import PluginError, resolve
 from workers.tracking import JobTracking
 from workers.wakeups import WakingRedisBroker
@@ -22,9 +23,6 @@ ACTOR_MODULES = (
     "jobs.maintenance", "jobs.batch_jobs", "jobs.checkout", "jobs.notifications", "jobs.taxes", "jobs.events",
     "jobs.webhooks",
 )
-# events: dispatching events to subscribers; webhooks: sending to receivers (slow ones never hold
-# up the others).
-QUEUES = ("default", "maintenance", "events", "webhooks")
 
 
 class _ResultsAreKept(logging.Filter):

@@ -34,12 +34,10 @@ from app.config import Settings
 from services import plugins
 from services.core import outbox
 from services.core.plugins import Schedule
-from services.plugins import PluginError
 from services.batch_jobs.lifecycle import resume_stalled
 from services.checkout.completion import hand_over_stalled
 from services.core.rate_limits import CounterStore, DatabaseCounterStore, RedisCounterStore
 from services.webhooks.delivery import queue_due
-from workers.broker import QUEUES
 
 __all__ = [
     "build_scheduler", "stop_scheduler", "run_scheduler", "sweep_outbox", "sweep_batch_jobs", "sweep_completions",
@@ -180,9 +178,6 @@ def build_scheduler(settings: Settings, turns: Turns | None = None) -> AsyncIOSc
             args=[settings], id=job.__name__, **common,
         )
     for plugin, schedule in plugins.schedules_of(plugins.current()):  # the plugins' (Stripe's reconciliation …)
-        if schedule.queue not in QUEUES:
-            raise PluginError(plugin, f"schedule of {schedule.actor} names queue {schedule.queue!r}: the workers "
-                                      f"take {', '.join(QUEUES)}")
         job = ask_for_scheduled(plugin, schedule)
         if schedule.every is not None:
             trigger, seconds = _aligned(schedule.every, 0.1), schedule.every

@@ -33,9 +33,13 @@ from services.core.db import atomic
 from services.core.sql import numbered
 
 __all__ = [
-    "enqueue", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
+    "QUEUES", "enqueue", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
     "TAKEOVER_SECONDS", "running_claim", "claim_is_current",
 ]
+
+# The queues a job may go on, which every worker takes: events, dispatching events to subscribers;
+# webhooks, sending to receivers (slow ones never hold up the others); maintenance, the sweeps.
+QUEUES = ("default", "maintenance", "events", "webhooks")
 
 log = logging.getLogger("commerce.jobs")
 

@@ -220,12 +220,9 @@ def test_a_bad_cron_line_is_refused_when_the_plugin_loads(installed_plugins):
     assert line.startswith("plugin bad_cron: schedule of expire_punchcard_points: cron '61 * * * *': ")
 
 
-def test_a_schedule_on_a_queue_no_worker_takes_is_refused(installed_plugins):
-    from workers.scheduler import build_scheduler
-
+def test_a_schedule_on_a_queue_no_worker_takes_is_refused_when_the_plugin_loads(installed_plugins):
     installed_plugins(far_queue=f"{STRAYS}:far_queue")
-    with configured(plugins=("far_queue",)):
-        line = refusal(build_scheduler, SETTINGS)
+    line = refusal(plugins.load, settings(plugins=("far_queue",)))
     assert line.startswith("plugin far_queue: schedule of expire_punchcard_points names queue 'nowhere': the workers take ")
 
 
