@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import email
 import time
-from dataclasses import replace
 
 import orjson
 import pytest
@@ -17,7 +16,6 @@ from aiosmtpd.controller import Controller
 from standardwebhooks.webhooks import Webhook
 
 from models import Event, EventReceipt, Notification, WebhookDelivery, WebhookEndpoint
-from services import notifications
 from services.core import clock
 from services.events import subscribers
 from services.events.bus import emit
@@ -25,7 +23,7 @@ from services.events.dispatch import SubscribersFailed, dispatch
 from services.webhooks.delivery import queue_due
 from services.webhooks.signing import verify
 from tests.app.admin.test_order_operations import placed
-from tests.conftest import BROKER, SETTINGS, _free_port, count_queries, idle, wait_for
+from tests.conftest import BROKER, _free_port, configured, count_queries, idle, wait_for
 from tests.draft_order_factories import new_draft, pay
 from tests.webhook_receiver import Receiver
 from workers.embedded import start_embedded_worker, stop_embedded_worker
@@ -48,10 +46,9 @@ class Sink:
 def sink():
     box = Sink()
     box.controller.start()
-    notifications.configure(replace(SETTINGS, smtp_host="127.0.0.1", smtp_port=box.port, smtp_tls="none",
-                                    smtp_from="shop@example.com"))
-    yield box
-    notifications.configure(SETTINGS)
+    # As a process started with SMTP_HOST: the built-in smtp plugin's provider sends
+    with configured(smtp_host="127.0.0.1", smtp_port=box.port, smtp_tls="none", smtp_from="shop@example.com"):
+        yield box
     box.controller.stop()
 
 
