@@ -20,17 +20,17 @@ from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
 from models.order import FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES
+from services.batch_jobs.order_export_reads import ExportedOrder, read_page
 from services.batch_jobs.product_import.columns import csv_line
 from services.batch_jobs.runs import JobRun
 from services.core.errors import InvalidData
 from services.files import storage
 from services.orders.listing import OrderFilter, filtered_orders
-from services.orders.view import OrderView, load_views, read_orders
 
 __all__ = ["TYPE", "PAGE_SIZE", "HEADER", "prepare", "pre_process", "process", "export_key", "after"]
 
 TYPE = "order-export"
-PAGE_SIZE = 100  # orders read (with their lines for the totals) and written at a time
+PAGE_SIZE = 2000  # orders read (with the rows their totals need) and written at a time
 HEADER = (
     "Order_ID", "Display_ID", "Order status", "Date", "Customer First name", "Customer Last name",
     "Customer Email", "Customer ID", "Shipping Address 1", "Shipping Address 2", "Shipping Country Code",
@@ -119,7 +119,7 @@ async def _count(context: dict) -> int:
     return min(total, size) if size else total
 
 
-async def _pages(context: dict, page_size: int) -> AsyncIterator[list[OrderView]]:
+async def _pages(context: dict, page_size: int) -> AsyncIterator[list[ExportedOrder]]:
     """The orders to export with their totals, newest first, in pages that follow
     (created_at, id); `list_config.skip` orders are passed over, `batch_size` caps the total."""
     qs = filtered_orders(_order_filter(context.get("filterable_fields") or {})).order_by("-created_at", "-id")
@@ -134,7 +134,7 @@ async def _pages(context: dict, page_size: int) -> AsyncIterator[list[OrderView]
         keys = await page.limit(int(min(page_size, remaining))).values_list("id", "created_at")
         if not keys:
             return
-        yield await load_views(await read_orders([k[0] for k in keys]), line_detail=False, after_sale=False)
+        yield await read_page([k[0] for k in keys])
         last, remaining = keys[-1], remaining - len(keys)
 
 
@@ -149,19 +149,14 @@ def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def _line(view: OrderView) -> str:
-    order, totals = view.order, view.totals
-    customer, address, channel = order.customer, order.shipping_address, order.sales_channel
-    created = order.created_at.astimezone(timezone.utc)
+def _line(order: ExportedOrder) -> str:
+    """The order's line: its columns as read (services/batch_jobs/order_export_reads.py PRINTED),
+    an empty cell for what it lacks (a customer, a shipping address, a channel)."""
+    row, totals = order.row, order.totals
     cells = [
-        order.id, order.display_id, order.status, format_datetime(created, usegmt=True),
-        *((customer.first_name, customer.last_name, customer.email, customer.id) if customer else ("",) * 4),
-        *((address.address_1, address.address_2, address.country_code, address.city, address.postal_code)
-          if address else ("",) * 5),
-        order.region_id, order.fulfillment_status, order.payment_status,
+        *row[:3], format_datetime(order.created_at.astimezone(timezone.utc), usegmt=True), *row[4:16],
         totals.subtotal, totals.shipping_total, totals.discount_total, totals.gift_card_total, totals.refunded_total,
-        totals.tax_total, totals.total, order.currency_code,
-        channel.name if channel else "", (channel.description or "") if channel else "",
+        totals.tax_total, totals.total, *row[16:19],
     ]
     return csv_line([_text(c) for c in cells])
 
@@ -185,8 +180,7 @@ async def process(run: JobRun) -> dict:
     with storage().open_write(key) as out:
         size += out.write(csv_line(list(HEADER)).encode())
         async for page in _pages(context, PAGE_SIZE):
-            for view in page:
-                size += out.write(_line(view).encode())
+            size += out.write("".join([_line(order) for order in page]).encode())
             done += len(page)
             progress = min(1, round(done / count, 4)) if count else 1
             # A canceled job stops here: leaving the block by an error discards the file.
