@@ -30,7 +30,7 @@ from services.orders.listing import OrderFilter, filtered_orders
 __all__ = ["TYPE", "PAGE_SIZE", "HEADER", "prepare", "pre_process", "process", "export_key", "after"]
 
 TYPE = "order-export"
-PAGE_SIZE = 2000  # orders read (with the rows their totals need) and written at a time
+PAGE_SIZE = 1000  # orders read (with the rows their totals need) and written at a time
 HEADER = (
     "Order_ID", "Display_ID", "Order status", "Date", "Customer First name", "Customer Last name",
     "Customer Email", "Customer ID", "Shipping Address 1", "Shipping Address 2", "Shipping Country Code",
@@ -145,10 +145,6 @@ def after(qs: QuerySet, order_id: str, created_at: datetime) -> QuerySet:
     return qs.filter(Q(created_at__lte=created_at), Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=order_id))
 
 
-def _text(value) -> str:
-    return "" if value is None else str(value)
-
-
 def _line(order: ExportedOrder) -> str:
     """The order's line: its columns as read (services/batch_jobs/order_export_reads.py PRINTED),
     an empty cell for what it lacks (a customer, a shipping address, a channel)."""
@@ -158,7 +154,7 @@ def _line(order: ExportedOrder) -> str:
         totals.subtotal, totals.shipping_total, totals.discount_total, totals.gift_card_total, totals.refunded_total,
         totals.tax_total, totals.total, *row[16:19],
     ]
-    return csv_line([_text(c) for c in cells])
+    return csv_line(["" if c is None else str(c) for c in cells])
 
 
 def _descriptor(count: int) -> list[dict]:
