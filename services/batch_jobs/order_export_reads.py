@@ -23,6 +23,7 @@ holds the CSV equal to the one built from the order views on both backends."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import namedtuple
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from services.core.union_rows import relation_order
 from services.orders.totals import OrderTotals
 from services.orders.view import compute_totals
 
-__all__ = ["PRINTED", "ExportedOrder", "read_page"]
+__all__ = ["PRINTED", "ExportedOrder", "read_page", "fetch_page", "build_page"]
 
 # The columns read for each order, in this order (ExportedOrder.row); the last three are its totals'.
 PRINTED = (
@@ -137,14 +138,28 @@ _CREATED: dict[str, Callable] = {}
 async def read_page(ids: list[str]) -> list[ExportedOrder]:
     """The orders `ids` that exist, in that order, with their totals (what `load_views` gives each
     as `totals`): two statements whatever the number of ids."""
+    return build_page(ids, await fetch_page(ids))
+
+
+async def fetch_page(ids: list[str]) -> tuple[list, list]:
+    """The two statements' rows for the orders `ids` (for `build_page`), read side by side on
+    PostgreSQL (two pooled connections; SQLite's one connection takes them in turn)."""
     if not ids:
-        return []
+        return [], []
     db = Order._meta.db
     dialect = db.capabilities.dialect
     orders_sql, rows_sql = _statements(dialect)
     value = [_parameter(dialect, ids)]
-    _, orders = await db.execute_query(orders_sql, value)
-    _, rows = await db.execute_query(rows_sql, value)
+    (_, orders), (_, rows) = await asyncio.gather(db.execute_query(orders_sql, value), db.execute_query(rows_sql, value))
+    return orders, rows
+
+
+def build_page(ids: list[str], fetched: tuple[list, list]) -> list[ExportedOrder]:
+    """The orders `ids` from what `fetch_page` read for them, with their totals."""
+    orders, rows = fetched
+    if not orders:
+        return []
+    dialect = Order._meta.db.capabilities.dialect
     created = _CREATED.get(dialect)
     if created is None:  # once the ORM knows its database: how a timestamp converts depends on the driver
         created = _CREATED[dialect] = timestamp_converter(Order, "created_at")
