@@ -50,7 +50,8 @@ def check_amount(name: str, amount: int) -> int:
 def check_totals(totals, prefix: str = ""):
     """The totals (a dataclass of amounts), if each fits; else InvalidData naming the first that does not."""
     for name, value in vars(totals).items():
-        if isinstance(value, int) and not MIN_AMOUNT <= value <= MAX_AMOUNT:
+        # type() first: an export checks millions of these, and almost every value is a plain int
+        if (type(value) is int or isinstance(value, int)) and not MIN_AMOUNT <= value <= MAX_AMOUNT:
             check_amount(f"{prefix}{name}", value)
     return totals
 
@@ -132,18 +133,30 @@ class CartTotals:
     shipping_methods: dict[str, ShippingTotals] = field(default_factory=dict)
 
 
+# A line's and a method's figures depend only on their amounts and rates, which repeat from
+# order to order (a catalogue's prices, quantities of one or two): they are kept by those values,
+# so that reading thousands of orders (the order export) computes each combination once. What is
+# kept is frozen; an amount out of range raises and is not kept.
+_SAME_FIGURES = 4096
+
+
 def item_totals(item: ItemInput) -> ItemTotals:
-    price = check_amount("unit_price × quantity", item.unit_price * item.quantity)
-    held = tax_in_price(item.unit_price, rate_sum(item.tax_rates)) if item.includes_tax else 0
-    taxable = check_amount("unit_price × quantity", (item.unit_price - held) * item.quantity)
+    return _item_totals(item.unit_price, item.quantity, tuple(item.tax_rates), item.discount, bool(item.includes_tax))
+
+
+@lru_cache(maxsize=_SAME_FIGURES)
+def _item_totals(unit_price: int, quantity: int, tax_rates: tuple, line_discount: int, includes_tax: bool) -> ItemTotals:
+    price = check_amount("unit_price × quantity", unit_price * quantity)
+    held = tax_in_price(unit_price, rate_sum(tax_rates)) if includes_tax else 0
+    taxable = check_amount("unit_price × quantity", (unit_price - held) * quantity)
     tax = original_tax = 0
-    for rate in item.tax_rates:
+    for rate in tax_rates:
         original_tax += tax_on(taxable, rate)
-    subtotal = price - original_tax if item.includes_tax else price
+    subtotal = price - original_tax if includes_tax else price
     # A discount never exceeds the line; on a credit line (a swap cart's returned units, below
     # zero) it is a credit too, never beyond the line's.
-    discount = min(item.discount, subtotal) if subtotal >= 0 else max(item.discount, subtotal)
-    for rate in item.tax_rates:
+    discount = min(line_discount, subtotal) if subtotal >= 0 else max(line_discount, subtotal)
+    for rate in tax_rates:
         tax += tax_on(taxable - discount, rate)
     return check_totals(ItemTotals(
         subtotal=subtotal, discount_total=discount, tax_total=tax, original_tax_total=original_tax,
@@ -153,13 +166,20 @@ def item_totals(item: ItemInput) -> ItemTotals:
 
 def shipping_totals(method: ShippingInput, free_shipping: bool = False) -> ShippingTotals:
     """Medusa v1 rounds a method's tax once over all its tax lines (items round per line)."""
-    if method.includes_tax:
-        held = sum((method.price * _percent(r) / (1 + _percent(r)) for r in method.tax_rates), Fraction(0))
+    return _shipping_totals(method.price, tuple(method.tax_rates), bool(method.includes_tax), bool(free_shipping))
+
+
+@lru_cache(maxsize=_SAME_FIGURES)
+def _shipping_totals(price: int, rates: tuple, includes_tax: bool, free_shipping: bool) -> ShippingTotals:
+    if includes_tax:
+        held = sum((price * _percent(r) / (1 + _percent(r)) for r in rates), Fraction(0))
         tax = round_half_up(held)
-        subtotal, total = method.price - tax, method.price
+        subtotal, total = price - tax, price
     else:
-        tax = round_half_up(sum((method.price * _percent(r) for r in method.tax_rates), Fraction(0)))
-        subtotal, total = method.price, method.price + tax
+        # One rate: its tax rounded once is `tax_on`'s, in integers (the Fraction sum costs ten times more).
+        tax = tax_on(price, rates[0]) if len(rates) == 1 else round_half_up(
+            sum((price * _percent(r) for r in rates), Fraction(0)))
+        subtotal, total = price, price + tax
     if free_shipping:
         totals = ShippingTotals(subtotal=0, tax_total=0, original_tax_total=tax, total=0, original_total=total)
     else:
@@ -211,9 +231,16 @@ def line_refund(item: ItemInput, unit_discount: int, paid: int | None = None) ->
     the units' price without the tax an inclusive price holds, less `unit_discount` (minor units,
     the line's discount over its ordered quantity, rounded) per unit, plus each tax line's tax on
     that, rounded per line."""
-    held = tax_in_price(item.unit_price, rate_sum(item.tax_rates)) if item.includes_tax else 0
-    subtotal = (item.unit_price - held - unit_discount) * item.quantity
-    refund = subtotal + sum(tax_on(subtotal, rate) for rate in item.tax_rates)
+    return _line_refund(item.unit_price, item.quantity, tuple(item.tax_rates), bool(item.includes_tax),
+                        unit_discount, paid)
+
+
+@lru_cache(maxsize=_SAME_FIGURES)
+def _line_refund(unit_price: int, quantity: int, tax_rates: tuple, includes_tax: bool, unit_discount: int,
+                 paid: int | None) -> int:
+    held = tax_in_price(unit_price, rate_sum(tax_rates)) if includes_tax else 0
+    subtotal = (unit_price - held - unit_discount) * quantity
+    refund = subtotal + sum(tax_on(subtotal, rate) for rate in tax_rates)
     # Never more than the units paid (`paid`: the line's total over them, when the caller knows
     # it). Medusa does not cap it: a tax-inclusive line's price less the tax it holds, taxed
     # again, can come to a unit more than the price (its UK Mug, 2 × 1250, total 2500, answers

@@ -31,7 +31,7 @@ from tortoise.timezone import get_default_timezone, get_use_tz
 
 __all__ = [
     "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
-    "numbered", "placeholders", "question_marks", "source", "sql_type", "typed_null",
+    "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter", "typed_null",
 ]
 
 
@@ -155,6 +155,14 @@ def _utc_datetime(field: DatetimeField) -> Callable:
             return parsed if parsed.tzinfo is timezone.utc else parsed.astimezone(timezone.utc)
         return field.to_python_value(value)
     return convert
+
+
+def timestamp_converter(model: type[Model], column: str) -> Callable:
+    """How a hand-written read that builds no instance converts a model's timestamp column: as
+    `RowBuilder` converts it (None stays None). Ask once the ORM knows its database."""
+    meta = model._meta
+    convert = _utc_datetime(meta.fields_map[meta.fields_db_projection_reverse[column]])
+    return lambda value: None if value is None else convert(value)
 
 
 def aliased_columns(model: type[Model], alias: str) -> str:

@@ -98,7 +98,11 @@ def _paid(item: ItemInput, base, ordered: dict[str, int]) -> int | None:
 
 def _unit_discount(item: ItemInput, ordered: int | None) -> int:
     quantity = ordered or item.quantity
-    return round_half_up(Fraction(item.discount, quantity)) if quantity else 0
+    if not item.discount or not quantity:
+        return 0
+    if quantity > 0:  # floor(discount / quantity + 1/2) in integers
+        return (2 * item.discount + quantity) // (2 * quantity)
+    return round_half_up(Fraction(item.discount, quantity))
 
 
 def _gift_card_totals(

@@ -220,14 +220,19 @@ def from_minor(amount: int, currency: str) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+# Medusa quotes cells holding a newline, a comma or a semicolon; a quote is quoted too, so that a
+# cell starting with one reads back as written.
+_QUOTED = re.compile('[\n\r,;"]')
+
+
 def _cell(value: str) -> str:
-    # Medusa quotes cells holding a newline, a comma or a semicolon; a quote is quoted too, so
-    # that a cell starting with one reads back as written.
-    if any(ch in value for ch in '\n\r,;"'):
+    if _QUOTED.search(value):
         return '"' + value.replace('"', '""') + '"'
     return value
 
 
 def csv_line(cells: list[str]) -> str:
     """One line of Medusa's export: `;`-separated, ended by CRLF."""
-    return ";".join(_cell(c) for c in cells) + "\r\n"
+    if not _QUOTED.search("".join(cells)):  # most lines quote nothing: one search, not one a cell
+        return ";".join(cells) + "\r\n"
+    return ";".join([_cell(c) for c in cells]) + "\r\n"

@@ -1,0 +1,211 @@
+"""The order export's reader: a page of orders as the export prints them, with their totals, in
+two statements whatever the page's size, and no model instance built.
+
+What the view (services/orders/view.py `load_views`) reads for a page of 100 orders (every
+column of the order, its region, customer, addresses and channel, and every row below it, built as
+Tortoise instances) cost about 2 ms an order to print 26 columns. Here:
+
+- one statement for the orders' printed columns, joined to their customer, shipping address and
+  channel, and the two region columns their totals read;
+- one UNION ALL for the rows their totals read (lines, their tax lines and adjustments, shipping
+  methods and their tax lines, discounts with their rule's type, gift-card transactions with their
+  card's rate, payments), only the columns `compute_totals` reads, as lean rows;
+- the totals by that same `compute_totals`, so the export's money is the order routes' money.
+
+Where the order of rows changes the totals they come in the view's relation order (an order's
+gift-card transactions, whose tax is rounded as it accumulates, and its discounts, whose first
+amount discount is the one its lines count); the other rows count as sums (services/carts/totals.py),
+so they come in no order (services/orders/totals_reads.py reads them the same way).
+
+The page's orders are one parameter (an array on PostgreSQL, a JSON list on SQLite), so each
+statement's text is the same for every page. tests/services/batch_jobs/test_order_export_reads.py
+holds the CSV equal to the one built from the order views on both backends."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import namedtuple
+from collections.abc import Callable
+from datetime import datetime
+
+from models import Discount, GiftCardTransaction, Order
+from services.core.sql import timestamp_converter
+from services.core.union_rows import relation_order
+from services.orders.totals import OrderTotals
+from services.orders.view import compute_totals
+
+__all__ = ["PRINTED", "ExportedOrder", "read_page", "fetch_page", "build_page"]
+
+# The columns read for each order, in this order (ExportedOrder.row); the last three are its totals'.
+PRINTED = (
+    "id", "display_id", "status", "created_at", "customer_first_name", "customer_last_name", "customer_email",
+    "customer_id", "address_1", "address_2", "country_code", "city", "postal_code", "region_id",
+    "fulfillment_status", "payment_status", "currency_code", "channel_name", "channel_description",
+    "tax_rate", "region_gift_cards_taxable", "region_tax_rate",
+)
+_ORDERS = (
+    'SELECT "o"."id", "o"."display_id", "o"."status", "o"."created_at", "cu"."first_name", "cu"."last_name", '
+    '"cu"."email", "cu"."id", "sa"."address_1", "sa"."address_2", "sa"."country_code", "sa"."city", '
+    '"sa"."postal_code", "o"."region_id", "o"."fulfillment_status", "o"."payment_status", "o"."currency_code", '
+    '"sc"."name", "sc"."description", "o"."tax_rate", "r"."gift_cards_taxable", "r"."tax_rate" '
+    'FROM {keys} JOIN "orders" "o" ON "o"."id" = "k"."id" LEFT JOIN "customer" "cu" ON "cu"."id" = "o"."customer_id" '
+    'LEFT JOIN "address" "sa" ON "sa"."id" = "o"."shipping_address_id" '
+    'LEFT JOIN "sales_channel" "sc" ON "sc"."id" = "o"."sales_channel_id" '
+    'LEFT JOIN "region" "r" ON "r"."id" = "o"."region_id"'
+)
+
+# The rows below the orders, one kind a branch, each in the same slots:
+# (kind, order id, row id or owner id, text, n1, n2, n3, rate, rate2, flag1, flag2, time).
+_ITEM, _ITEM_TAX, _ADJUSTMENT, _METHOD, _METHOD_TAX, _DISCOUNT, _TRANSACTION, _PAYMENT = range(8)
+_TEXT, _INT, _RATE, _FLAG, _TIME = ("CAST(NULL AS TEXT)", "CAST(NULL AS BIGINT)", "CAST(NULL AS DOUBLE PRECISION)",
+                                    "CAST(NULL AS BOOLEAN)", "CAST(NULL AS TIMESTAMPTZ)")
+_BRANCHES = (
+    f'SELECT {_ITEM}, "i"."order_id", "i"."id", {_TEXT}, "i"."unit_price", "i"."quantity", "i"."returned_quantity", '
+    f'{_RATE}, {_RATE}, "i"."allow_discounts", "i"."includes_tax", {_TIME} '
+    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id"',
+    f'SELECT {_ITEM_TAX}, "i"."order_id", "x"."item_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", {_RATE}, '
+    f'{_FLAG}, {_FLAG}, {_TIME} '
+    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
+    'JOIN "line_item_tax_line" "x" ON "x"."item_id" = "i"."id"',
+    f'SELECT {_ADJUSTMENT}, "i"."order_id", "x"."item_id", "x"."discount_id", "x"."amount", {_INT}, {_INT}, '
+    f'{_RATE}, {_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
+    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
+    'JOIN "line_item_adjustment" "x" ON "x"."item_id" = "i"."id"',
+    f'SELECT {_METHOD}, "m"."order_id", "m"."id", {_TEXT}, "m"."price", {_INT}, {_INT}, {_RATE}, {_RATE}, '
+    f'{_FLAG}, "m"."includes_tax", {_TIME} '
+    'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id"',
+    f'SELECT {_METHOD_TAX}, "m"."order_id", "x"."shipping_method_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", '
+    f'{_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
+    'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id" '
+    'JOIN "shipping_method_tax_line" "x" ON "x"."shipping_method_id" = "m"."id"',
+    f'SELECT {_DISCOUNT}, "j"."order_id", "d"."id", "dr"."type", {_INT}, {_INT}, {_INT}, {_RATE}, {_RATE}, '
+    f'{_FLAG}, {_FLAG}, "d"."created_at" '
+    'FROM {keys} JOIN "order_discounts" "j" ON "j"."order_id" = "k"."id" '
+    'JOIN "discount" "d" ON "d"."id" = "j"."discount_id" LEFT JOIN "discount_rule" "dr" ON "dr"."id" = "d"."rule_id"',
+    f'SELECT {_TRANSACTION}, "x"."order_id", "x"."id", {_TEXT}, "x"."amount", {_INT}, {_INT}, "x"."tax_rate", '
+    f'"g"."tax_rate", "x"."is_taxable", {_FLAG}, "x"."created_at" '
+    'FROM {keys} JOIN "gift_card_transaction" "x" ON "x"."order_id" = "k"."id" '
+    'LEFT JOIN "gift_card" "g" ON "g"."id" = "x"."gift_card_id"',
+    f'SELECT {_PAYMENT}, "p"."order_id", "p"."id", {_TEXT}, "p"."amount", "p"."amount_refunded", {_INT}, {_RATE}, '
+    f'{_RATE}, {_FLAG}, {_FLAG}, "p"."canceled_at" '
+    'FROM {keys} JOIN "payment" "p" ON "p"."order_id" = "k"."id"',
+)
+# The page's ids as a table "k"("id"), from one parameter that every branch joins: a join, not
+# `order_id = ANY(...)`, which PostgreSQL answers for a page of 2,000 by scanning each whole table.
+_KEYS = {"postgres": 'unnest($1::text[]) AS "k"("id")',
+         "sqlite": '(SELECT "value" AS "id" FROM json_each(?1)) AS "k"'}
+_STATEMENTS: dict[str, tuple[str, str]] = {}
+
+
+# Lean rows: only the attributes `compute_totals` reads.
+_Item = namedtuple("_Item", "id unit_price quantity returned_quantity allow_discounts includes_tax")
+_Method = namedtuple("_Method", "id price includes_tax")
+_TaxLine = namedtuple("_TaxLine", "rate")
+_Adjustment = namedtuple("_Adjustment", "amount discount_id")
+_Discount = namedtuple("_Discount", "id rule created_at")
+_Rule = namedtuple("_Rule", "type")
+_Transaction = namedtuple("_Transaction", "id amount tax_rate is_taxable gift_card created_at")
+_Card = namedtuple("_Card", "tax_rate")
+_Payment = namedtuple("_Payment", "amount amount_refunded canceled_at")
+_Order = namedtuple("_Order", "id tax_rate discounts region")
+_Region = namedtuple("_Region", "gift_cards_taxable tax_rate")
+
+
+class ExportedOrder:
+    """One order as the export prints it: `row`, its columns in PRINTED's order, and its totals."""
+
+    __slots__ = ("row", "totals", "created_at")
+
+    def __init__(self, row, totals: OrderTotals, created_at: datetime):
+        self.row, self.totals, self.created_at = row, totals, created_at
+
+
+def _statements(dialect: str) -> tuple[str, str]:
+    if dialect not in _STATEMENTS:
+        keys = _KEYS[dialect]
+        _STATEMENTS[dialect] = (_ORDERS.format(keys=keys), " UNION ALL ".join(b.format(keys=keys) for b in _BRANCHES))
+    return _STATEMENTS[dialect]
+
+
+def _parameter(dialect: str, ids: list[str]):
+    return list(ids) if dialect == "postgres" else json.dumps(ids)
+
+
+_CREATED: dict[str, Callable] = {}
+
+
+async def read_page(ids: list[str]) -> list[ExportedOrder]:
+    """The orders `ids` that exist, in that order, with their totals (what `load_views` gives each
+    as `totals`): two statements whatever the number of ids."""
+    return build_page(ids, await fetch_page(ids))
+
+
+async def fetch_page(ids: list[str]) -> tuple[list, list]:
+    """The two statements' rows for the orders `ids` (for `build_page`), read side by side on
+    PostgreSQL (two pooled connections; SQLite's one connection takes them in turn)."""
+    if not ids:
+        return [], []
+    db = Order._meta.db
+    dialect = db.capabilities.dialect
+    orders_sql, rows_sql = _statements(dialect)
+    value = [_parameter(dialect, ids)]
+    (_, orders), (_, rows) = await asyncio.gather(db.execute_query(orders_sql, value), db.execute_query(rows_sql, value))
+    return orders, rows
+
+
+def build_page(ids: list[str], fetched: tuple[list, list]) -> list[ExportedOrder]:
+    """The orders `ids` from what `fetch_page` read for them, with their totals."""
+    orders, rows = fetched
+    if not orders:
+        return []
+    dialect = Order._meta.db.capabilities.dialect
+    created = _CREATED.get(dialect)
+    if created is None:  # once the ORM knows its database: how a timestamp converts depends on the driver
+        created = _CREATED[dialect] = timestamp_converter(Order, "created_at")
+
+    items: dict[str, list] = {}
+    methods: dict[str, list] = {}
+    adjustments: dict[str, list] = {}
+    item_taxes: dict[str, list] = {}
+    method_taxes: dict[str, list] = {}
+    discounts: dict[str, list] = {}
+    transactions: dict[str, list] = {}
+    payments: dict[str, list] = {}
+    for kind, order_id, key, text, n1, n2, n3, rate, rate2, flag1, flag2, when in rows:
+        if kind == _ITEM:
+            items.setdefault(order_id, []).append(_Item(key, n1, n2, n3, flag1, flag2))
+        elif kind == _ITEM_TAX:
+            item_taxes.setdefault(key, []).append(_TaxLine(rate))
+        elif kind == _METHOD:
+            methods.setdefault(order_id, []).append(_Method(key, n1, flag2))
+        elif kind == _METHOD_TAX:
+            method_taxes.setdefault(key, []).append(_TaxLine(rate))
+        elif kind == _PAYMENT:
+            payments.setdefault(order_id, []).append(_Payment(n1, n2, when))
+        elif kind == _ADJUSTMENT:
+            adjustments.setdefault(key, []).append(_Adjustment(n1, text))
+        elif kind == _DISCOUNT:
+            discounts.setdefault(order_id, []).append(_Discount(key, _Rule(text), created(when)))
+        else:
+            transactions.setdefault(order_id, []).append(
+                _Transaction(key, n1, rate, flag1, _Card(rate2), created(when)))
+    by_discount, by_transaction = relation_order(Discount), relation_order(GiftCardTransaction)
+    found = {}
+    none: list = []
+    for row in orders:
+        order_id = row[0]
+        given = discounts.get(order_id, none)
+        order = _Order(order_id, row[19], sorted(given, key=by_discount) if given else given, _Region(row[20], row[21]))
+        mine, shipped = items.get(order_id, none), methods.get(order_id, none)
+        spent = transactions.get(order_id, none)
+        totals = compute_totals(
+            order=order, items=mine, shipping_methods=shipped,
+            adjustments={i.id: adjustments.get(i.id, none) for i in mine},
+            item_tax_lines={i.id: item_taxes.get(i.id, none) for i in mine},
+            method_tax_lines={m.id: method_taxes.get(m.id, none) for m in shipped},
+            gift_card_transactions=sorted(spent, key=by_transaction) if spent else spent,
+            payments=payments.get(order_id, none),
+        )
+        found[order_id] = ExportedOrder(row, totals, created(row[3]))
+    return [found[i] for i in ids if i in found]
