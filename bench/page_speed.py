@@ -80,6 +80,7 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
         "product list, q description's end": _get("/admin/products", limit=15, offset=0,
                                                   q=(product.get("description") or product["title"])[-12:]),
         "product list, q in every description": _get("/admin/products", limit=15, offset=0, q="product"),
+        "product list, q two letters": _get("/admin/products", limit=15, offset=0, q="ho"),  # no trigram in it
         "product page": _get(f"/admin/products/{product['id']}"),
         "discount list": _get("/admin/discounts", limit=15, offset=0),
         "gift-card list": _get("/admin/gift-cards", limit=15, offset=0),
