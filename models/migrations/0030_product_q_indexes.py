@@ -1,7 +1,8 @@
 """Indexes for the product lists' `q` at a big catalogue (tens of thousands of products, five
 variants each). `q` is Medusa v1's substring match over the product's title and description, its
-variants' titles and SKUs and its collection's title (services/catalog/products.py
-`_substring_matches`); the ORM's `icontains` is `UPPER(CAST(col AS VARCHAR)) LIKE UPPER('%…%')`.
+variants' titles and SKUs and its collection's title, one query per place in a union
+(services/catalog/product_q.py); the ORM's `icontains` is `UPPER(CAST(col AS VARCHAR)) LIKE
+UPPER('%…%')`.
 
 On PostgreSQL a `pg_trgm` GIN index on that very expression, as migration 0029 gave the order
 and customer searches, so each place `q` looks finds its few matching rows instead of testing

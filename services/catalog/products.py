@@ -9,10 +9,11 @@ from datetime import datetime
 from tortoise.expressions import Subquery
 from tortoise.queryset import QuerySet
 
-from models import Cart, DiscountCondition, Product, ProductCategory, ProductCollection, ProductVariant, Region
+from models import Cart, DiscountCondition, Product, ProductCategory, ProductVariant, Region
 from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
-from services.core.listing import AnyOf, FindConfig, date_filters, find_one, find_page
+from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.catalog import product_q
 from services.catalog.category_tree_reads import category_ids_with_descendants, visible_ids
 from services.catalog.search_engines import matching_ids
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
@@ -92,11 +93,12 @@ async def price_context_for(
 
 def _matching(qs: QuerySet, f: _ProductFilter, channel_ids: list[str], found: list[str]) -> QuerySet:
     """`qs` narrowed by the shared filters; a product may repeat (see `_once`). `q` matches as
-    Medusa's substring does, or as the search engine does (`found`: see `_found`)."""
+    Medusa's substring does (services/catalog/product_q.py), or as the search engine does
+    (`found`: see `_found`)."""
     if channel_ids:
         qs = qs.filter(sales_channels__id__in=channel_ids)
     if f.q:
-        qs = qs.filter(id__in=_substring_matches(f.q, found))
+        qs = qs.filter(product_q.matches(f.q, found))
     else:
         qs = qs.filter(**{k: v for k, v in (("title", f.title), ("description", f.description)) if v is not None})
     for column, values in (("id", f.id), ("collection_id", f.collection_id), ("type_id", f.type_id),
@@ -108,26 +110,6 @@ def _matching(qs: QuerySet, f: _ProductFilter, channel_ids: list[str], found: li
     if f.is_giftcard is not None:
         qs = qs.filter(is_giftcard=f.is_giftcard)
     return qs.filter(**date_filters(created_at=f.created_at, updated_at=f.updated_at))
-
-
-def _substring_matches(q: str, found: list[str]) -> AnyOf:
-    """The ids of the products `q` is a substring of (case-insensitively) as Medusa v1's list has
-    it: the product's title or description, any of its variants' titles or SKUs (soft-deleted
-    variants too, as a join reads them), its collection's title; and those in `found`. Each place
-    is its own query in one `UNION ALL`, on its own index (migration 0030: trigram indexes on
-    PostgreSQL), rather than one condition over the products joined to every variant, which
-    tests every variant of the catalogue."""
-    collections = ProductCollection.filter(title__icontains=q).values("id")
-    parts = [
-        Product.filter(title__icontains=q).values("id"),
-        Product.filter(description__icontains=q).values("id"),
-        ProductVariant.filter(title__icontains=q).values("product_id"),
-        ProductVariant.filter(sku__icontains=q).values("product_id"),
-        Product.filter(collection_id__in=Subquery(collections)).values("id"),
-    ]
-    if found:
-        parts.append(Product.filter(id__in=found).values("id"))
-    return AnyOf(*parts)
 
 
 async def _in_categories(qs: QuerySet, f: _ProductFilter, storefront: bool) -> QuerySet:
@@ -146,8 +128,8 @@ async def _in_categories(qs: QuerySet, f: _ProductFilter, storefront: bool) -> Q
 
 
 def _once(qs: QuerySet, f: _ProductFilter, channel_ids: list[str]) -> QuerySet:
-    # Joins through tags, categories or channels can repeat a product; select each once.
-    if f.tags or len(f.category_id) > 1 or f.include_category_children or len(channel_ids) > 1:
+    # Joins through variants, tags, categories or channels can repeat a product; select each once.
+    if product_q.repeats_products(f.q) or f.tags or len(f.category_id) > 1 or f.include_category_children or len(channel_ids) > 1:
         return Product.filter(id__in=Subquery(qs.values_list("id", flat=True)))
     return qs
 

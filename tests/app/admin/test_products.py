@@ -197,7 +197,7 @@ async def test_q_searches_titles_and_skus_and_lists_each_product_once(admin_get)
 
 
 async def test_q_finds_the_middle_of_a_variant_sku_in_any_case(admin_get):
-    body = await admin_get("/admin/products?q=ag-bl")  # TOTE-BAG-BLACK and TOTE-BAG-BLUE
+    body = await admin_get("/admin/products?q=ag-blu")  # TOTE-BAG-BLUE
     assert [p["id"] for p in body["products"]] == ["prod_tote_bag"] and body["count"] == 1
 
 

@@ -1,7 +1,8 @@
-"""The product lists' `q` (services/catalog/products.py `_substring_matches`: one query per place it
-looks, in one `UNION ALL`) finds the products, the count and the order that one condition over the
-products joined to their variants and collection finds (the form Medusa v1's list writes), on both
-backends; on PostgreSQL each place is read by its trigram index (migration 0030)."""
+"""The product lists' `q` (services/catalog/product_q.py: with three letters or digits in a row,
+one query per place it looks, in one `UNION ALL`) finds the products, the count and the order that
+one condition over the products joined to their variants and collection finds (the form Medusa
+v1's list writes, and ours for a shorter `q`), on both backends; on PostgreSQL each place is read
+by its trigram index (migration 0030)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,21 @@ from tortoise.expressions import Q, Subquery
 from tortoise.transactions import in_transaction
 
 from models import Product, ProductCollection, ProductVariant
-from services.catalog.products import AdminProductFilter, _matching
+from services.catalog.product_q import repeats_products
+from services.catalog.products import AdminProductFilter, _matching, _once
 from services.core.listing import FindConfig, _Count, _ordered, _statement, find_page
 from tests.conftest import requires_postgres
 
 # Titles, SKUs (the middle of one, in the other case), descriptions, a collection's title, variant
-# titles, LIKE's own wildcards, nothing at all.
-QS = ["shirt", "T-SHIRT-", "shirt-m", "ag-bl", "DUCT 7 FOR", "ssentia", "Summer", "-m", "%", "_", "zzz", "medusa"]
+# titles, LIKE's own wildcards beside letters, nothing at all.
+QS = ["shirt", "T-SHIRT-", "shirt-m", "bag-bl", "DUCT 7 FOR", "ssentia", "Summer", "ort%", "shi_t", "zzz", "medusa"]
+# Too short for a trigram: asked through the joins.
+SHORT_QS = ["-m", "ag-bl", "%", "_", "S"]
 CONFIGS = [FindConfig(limit=3), FindConfig(limit=50, order=(("title", False),)), FindConfig(limit=2, offset=2)]
 
 
 def _joined(q: str, found: list[str]):
-    """The list's `q` as it was written before migration 0030: one OR across the joins, each
-    product once."""
+    """The list's `q` as one OR across the joins, each product once."""
     matches = Product.filter(deleted_at=None).filter(
         Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q)
         | Q(variants__sku__icontains=q) | Q(collection__title__icontains=q) | Q(id__in=found)
@@ -33,6 +36,7 @@ def _joined(q: str, found: list[str]):
 
 
 def _by_union(q: str, found: list[str]):
+    assert not repeats_products(q), f"{q!r} is asked through the joins"
     return _matching(Product.filter(deleted_at=None), AdminProductFilter(q=q), [], found)
 
 
@@ -51,6 +55,17 @@ async def test_q_by_union_finds_the_products_count_and_order_the_joins_find(seed
                 theirs, their_count = await find_page(_joined(q, found), config)
                 # I expect the same products in the same order, and the same count
                 assert ([p.id for p in mine], my_count) == ([p.id for p in theirs], their_count), (q, found, config)
+
+
+async def test_a_short_q_asked_through_the_joins_lists_each_product_once(seeded):
+    for q in SHORT_QS:
+        assert repeats_products(q)
+        f = AdminProductFilter(q=q)
+        mine, my_count = await find_page(_once(_matching(Product.filter(deleted_at=None), f, [], []), f, []),
+                                         FindConfig(limit=50))
+        theirs, their_count = await find_page(_joined(q, []), FindConfig(limit=50))
+        assert ([p.id for p in mine], my_count) == ([p.id for p in theirs], their_count), q
+    assert (await find_page(_joined("-m", []), FindConfig(limit=50)))[1] >= 2  # "-M" of several SKUs
 
 
 async def test_q_matches_some_products_and_not_others(seeded):
