@@ -11,6 +11,10 @@ Two ways to ask, with one answer (tests/services/catalog/test_product_q.py holds
 - a shorter `q` (the first keystrokes): no trigram index can narrow it (PostgreSQL would read each
   index whole, then every row again), so one condition over the products joined to their variants
   and collection, read once, costs less. Such a join can repeat a product (`repeats_products`).
+
+Past COUNT_EXACT_UP_TO matches a list's count is the planner's estimate (services/core/listing.py),
+and PostgreSQL estimates a union's distinct rows poorly (a couple of hundred, so half the table when
+every product matches); the lists take that estimate from the joined form's plan, as before.
 """
 
 from __future__ import annotations
@@ -31,14 +35,15 @@ def _indexed(q: str) -> bool:
     return _TRIGRAM.search(q) is not None
 
 
-def repeats_products(q: str | None) -> bool:
+def repeats_products(q: str | None, joined: bool = False) -> bool:
     """Whether `matches(q, …)` joins rows that can list a product more than once."""
-    return bool(q) and not _indexed(q)
+    return bool(q) and (joined or not _indexed(q))
 
 
-def matches(q: str, found: list[str]) -> Q:
-    """The products `q` matches (see the module's docstring), `found` among them."""
-    if not _indexed(q):
+def matches(q: str, found: list[str], joined: bool = False) -> Q:
+    """The products `q` matches (see the module's docstring), `found` among them; `joined`: asked
+    through the joins whatever `q` is."""
+    if joined or not _indexed(q):
         return (Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q)
                 | Q(variants__sku__icontains=q) | Q(collection__title__icontains=q) | Q(id__in=found))
     collections = ProductCollection.filter(title__icontains=q).values("id")

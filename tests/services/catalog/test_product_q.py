@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
+from tortoise import Tortoise
 from tortoise.expressions import Q, Subquery
 from tortoise.transactions import in_transaction
 
 from models import Product, ProductCollection, ProductVariant
 from services.catalog.product_q import repeats_products
-from services.catalog.products import AdminProductFilter, _matching, _once
+import services.core.listing as listing
+from services.catalog.products import AdminProductFilter, _admin_filtered, _found, _matching, _once, list_admin_products
 from services.core.listing import FindConfig, _Count, _ordered, _statement, find_page
-from tests.conftest import requires_postgres
+from tests.conftest import count_queries, requires_postgres
 
 # Titles, SKUs (the middle of one, in the other case), descriptions, a collection's title, variant
 # titles, LIKE's own wildcards beside letters, nothing at all.
@@ -81,11 +83,12 @@ def _nodes(plan: dict):
         yield from _nodes(child)
 
 
-async def _plan(sql: str, params: tuple) -> list[dict]:
-    # Sequential scans priced out of reach: a test shop is too small for the planner to prefer an
-    # index by itself.
+async def _plan(sql: str, params: tuple, seqscan: bool = False) -> list[dict]:
+    # Sequential scans priced out of reach (unless `seqscan`): a test shop is too small for the
+    # planner to prefer an index by itself.
     async with in_transaction() as connection:
-        await connection.execute_query("SET LOCAL enable_seqscan = off")
+        if not seqscan:
+            await connection.execute_query("SET LOCAL enable_seqscan = off")
         _, rows = await connection.execute_query(f"EXPLAIN (FORMAT JSON) {sql}", list(params))
     plan = next(iter(dict(rows[0]).values()))
     return list(_nodes((json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]))
@@ -106,3 +109,21 @@ async def test_q_reads_each_place_it_looks_by_its_trigram_index(seeded):
         assert TRIGRAM_INDEXES <= used, f"{sql} does not use {TRIGRAM_INDEXES - used}"
         scanned = {n.get("Relation Name") for n in nodes if n["Node Type"] == "Seq Scan"}
         assert not scanned & {"product", "product_variant"}, f"{sql} reads every row of {scanned}"
+
+
+@requires_postgres("estimates are PostgreSQL's")
+async def test_a_q_count_past_the_exact_limit_is_estimated_from_the_joined_form(seeded, monkeypatch):
+    # Given the ten demo products, each titled "Medusa …", fresh statistics, and three exact rows
+    monkeypatch.setattr(listing, "COUNT_EXACT_UP_TO", 3)
+    await Tortoise.get_connection("default").execute_script("ANALYZE product; ANALYZE product_variant")
+    f = AdminProductFilter(q="medusa")
+    # When a page of two is listed
+    async with count_queries() as statements:
+        page = await list_admin_products(f, FindConfig(limit=2))
+    # I expect the count estimated from the plan of the joins, not of the union, which PostgreSQL
+    # guesses at a couple of hundred distinct rows whatever they are
+    estimates = [s for s in statements if "EXPLAIN" in s]
+    assert len(estimates) == 1 and "UNION" not in estimates[0] and "product_variant" in estimates[0]
+    joined = await _admin_filtered(f, await _found(f, False), joined=True)
+    plan = await _plan(*_statement(joined.values_list("id", flat=True)), seqscan=True)
+    assert len(page.products) == 2 and page.count == max(int(plan[0]["Plan Rows"]), 4)
