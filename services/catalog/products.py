@@ -131,7 +131,8 @@ async def _in_categories(qs: QuerySet, f: _ProductFilter, storefront: bool) -> Q
 
 def _once(qs: QuerySet, f: _ProductFilter, channel_ids: list[str], joined: bool = False) -> QuerySet:
     # Joins through variants, tags, categories or channels can repeat a product; select each once.
-    if product_q.repeats_products(f.q, joined) or f.tags or len(f.category_id) > 1 or f.include_category_children or len(channel_ids) > 1:
+    if (product_q.repeats_products(f.q, joined) or f.tags or len(f.category_id) > 1 or f.include_category_children
+            or len(channel_ids) > 1):
         return Product.filter(id__in=Subquery(qs.values_list("id", flat=True)))
     return qs
 
