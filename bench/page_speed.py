@@ -45,6 +45,8 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
     fragment = email.split("@")[0][2:9]  # "na.smit" of "anna.smith42@…": the middle of a name
     last_name = (order.get("customer") or {}).get("last_name") or "Smith"
     product = await first("/admin/products", "products")
+    skus = [v["sku"] for v in product.get("variants") or [] if v.get("sku")] or [product["title"]]
+    sku_fragment = skus[0][1:].lower()  # "ig-100000" of "BIG-100000": the middle, in the other case
     category = await first("/store/product-categories", "product_categories")
     collection = await first("/store/collections", "collections")
     now = datetime.now(timezone.utc)
@@ -74,6 +76,11 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
         "customer page's orders": _get("/admin/orders", customer_id=order["customer_id"], limit=10, offset=0),
         "product list": _get("/admin/products", limit=15, offset=0),
         "product list, q": _get("/admin/products", limit=15, offset=0, q="hoodie"),
+        "product list, q SKU fragment": _get("/admin/products", limit=15, offset=0, q=sku_fragment),
+        "product list, q description's end": _get("/admin/products", limit=15, offset=0,
+                                                  q=(product.get("description") or product["title"])[-12:]),
+        "product list, q in every description": _get("/admin/products", limit=15, offset=0, q="product"),
+        "product list, q two letters": _get("/admin/products", limit=15, offset=0, q="ho"),  # no trigram in it
         "product page": _get(f"/admin/products/{product['id']}"),
         "discount list": _get("/admin/discounts", limit=15, offset=0),
         "gift-card list": _get("/admin/gift-cards", limit=15, offset=0),

@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from tortoise.expressions import Q, Subquery
+from tortoise.expressions import Subquery
 from tortoise.queryset import QuerySet
 
 from models import Cart, DiscountCondition, Product, ProductCategory, ProductVariant, Region
 from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
 from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.catalog import product_q
 from services.catalog.category_tree_reads import category_ids_with_descendants, visible_ids
 from services.catalog.search_engines import matching_ids
 from services.catalog.pricing import PriceContext, decorate_variants, price_context, tax_rates_for_products
@@ -90,16 +91,16 @@ async def price_context_for(
     return PriceContext(region=region, currency_code=(currency_code or "").lower() or None)
 
 
-def _matching(qs: QuerySet, f: _ProductFilter, channel_ids: list[str], found: list[str]) -> QuerySet:
+def _matching(
+    qs: QuerySet, f: _ProductFilter, channel_ids: list[str], found: list[str], joined: bool = False,
+) -> QuerySet:
     """`qs` narrowed by the shared filters; a product may repeat (see `_once`). `q` matches as
-    Medusa's substring does, or as the search engine does (`found`: see `_found`)."""
+    Medusa's substring does (services/catalog/product_q.py; `joined`: through the joins), or as
+    the search engine does (`found`: see `_found`)."""
     if channel_ids:
         qs = qs.filter(sales_channels__id__in=channel_ids)
     if f.q:
-        qs = qs.filter(
-            Q(title__icontains=f.q) | Q(description__icontains=f.q) | Q(variants__title__icontains=f.q)
-            | Q(variants__sku__icontains=f.q) | Q(collection__title__icontains=f.q) | Q(id__in=found)
-        )
+        qs = qs.filter(product_q.matches(f.q, found, joined))
     else:
         qs = qs.filter(**{k: v for k, v in (("title", f.title), ("description", f.description)) if v is not None})
     for column, values in (("id", f.id), ("collection_id", f.collection_id), ("type_id", f.type_id),
@@ -128,9 +129,10 @@ async def _in_categories(qs: QuerySet, f: _ProductFilter, storefront: bool) -> Q
     return qs.filter(categories__id__in=Subquery(shown.values_list("id", flat=True)))
 
 
-def _once(qs: QuerySet, f: _ProductFilter, channel_ids: list[str]) -> QuerySet:
+def _once(qs: QuerySet, f: _ProductFilter, channel_ids: list[str], joined: bool = False) -> QuerySet:
     # Joins through variants, tags, categories or channels can repeat a product; select each once.
-    if f.q or f.tags or len(f.category_id) > 1 or f.include_category_children or len(channel_ids) > 1:
+    if (product_q.repeats_products(f.q, joined) or f.tags or len(f.category_id) > 1 or f.include_category_children
+            or len(channel_ids) > 1):
         return Product.filter(id__in=Subquery(qs.values_list("id", flat=True)))
     return qs
 
@@ -142,9 +144,11 @@ async def _found(f: _ProductFilter, storefront: bool) -> list[str]:
     return await matching_ids(f.q, published_only=storefront) if f.q else []
 
 
-async def _store_filtered(f: StoreProductFilter, channel_ids: list[str]) -> QuerySet:
-    qs = _matching(Product.filter(deleted_at=None, status="published"), f, channel_ids, await _found(f, True))
-    return _once(await _in_categories(qs, f, storefront=True), f, channel_ids)
+async def _store_filtered(
+    f: StoreProductFilter, channel_ids: list[str], found: list[str], joined: bool = False,
+) -> QuerySet:
+    qs = _matching(Product.filter(deleted_at=None, status="published"), f, channel_ids, found, joined)
+    return _once(await _in_categories(qs, f, storefront=True), f, channel_ids, joined)
 
 
 async def _shown_categories(products: list[Product], relations: tuple[str, ...]) -> None:
@@ -206,11 +210,11 @@ def _by_rows(relations: tuple[str, ...]) -> bool:
 
 
 async def _page_by_rows(
-    qs: QuerySet, config: FindConfig, ctx: PriceContext | None = None,
+    qs: QuerySet, config: FindConfig, ctx: PriceContext | None = None, estimated_by: QuerySet | None = None,
 ) -> tuple[list[Product], int, dict]:
     """The page, then every row below it in one statement (its one-row relations included),
     with the products' tax-rate overrides when the context's region computes taxes."""
-    products, count = await find_page(qs, replace(config, relations=()))
+    products, count = await find_page(qs, replace(config, relations=()), estimated_by=estimated_by)
     return products, count, await _rows_below(products, config.relations, ctx)
 
 
@@ -232,13 +236,15 @@ async def list_store_products(
     of the store's default channel."""
     ctx = await price_context_for(f.region_id, f.currency_code, f.cart_id)
     channel_ids = listing_channels(scope, f.sales_channel_id) or [c for c in [await default_channel_id()] if c]
-    qs = await _store_filtered(f, channel_ids)
+    found = await _found(f, True)
+    qs = await _store_filtered(f, channel_ids, found)
+    estimate = await _store_filtered(f, channel_ids, found, joined=True) if f.q else None
     if _by_rows(config.relations):
-        products, count, rates = await _page_by_rows(qs, config, ctx)
+        products, count, rates = await _page_by_rows(qs, config, ctx, estimate)
         await _shown_categories(products, config.relations)
         await _channel_stock(products, config.relations, channel_ids)
         return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id, rates))
-    products, count = await find_page(qs, config, PRODUCT_ALIASES)
+    products, count = await find_page(qs, config, PRODUCT_ALIASES, estimate)
     await _shown_categories(products, config.relations)
     await _channel_stock(products, config.relations, channel_ids)
     return PricedProducts(products, count, await _priced(products, config.relations, ctx, customer_id))
@@ -270,12 +276,12 @@ async def get_store_product(
 # ---------------------------------------------------------------- the back office
 
 
-async def _admin_filtered(f: AdminProductFilter) -> QuerySet:
+async def _admin_filtered(f: AdminProductFilter, found: list[str], joined: bool = False) -> QuerySet:
     bad = [s for s in f.status if s not in PRODUCT_STATUSES]
     if bad:
         raise InvalidData(f"each value in status must be one of the following values: {', '.join(PRODUCT_STATUSES)}")
     qs = Product.all() if f.deleted_at is not None else Product.filter(deleted_at=None)
-    qs = _matching(qs, f, f.sales_channel_id, await _found(f, False)).filter(**date_filters(deleted_at=f.deleted_at))
+    qs = _matching(qs, f, f.sales_channel_id, found, joined).filter(**date_filters(deleted_at=f.deleted_at))
     if f.status:
         qs = qs.filter(status__in=f.status)
     if f.price_list_id:
@@ -286,7 +292,7 @@ async def _admin_filtered(f: AdminProductFilter) -> QuerySet:
     if f.discount_condition_id is not None:
         in_condition = DiscountCondition.filter(id=f.discount_condition_id)
         qs = qs.filter(id__in=Subquery(in_condition.values_list("products__id", flat=True)))
-    return _once(await _in_categories(qs, f, storefront=False), f, f.sales_channel_id)
+    return _once(await _in_categories(qs, f, storefront=False), f, f.sales_channel_id, joined)
 
 
 def base_price_keys(variants: list[ProductVariant]) -> dict[str, dict]:
@@ -305,11 +311,13 @@ def _base_prices(products: list[Product], relations: tuple[str, ...]) -> dict[st
 
 
 async def list_admin_products(f: AdminProductFilter, config: FindConfig) -> PricedProducts:
-    qs = await _admin_filtered(f)
+    found = await _found(f, False)
+    qs = await _admin_filtered(f, found)
+    estimate = await _admin_filtered(f, found, joined=True) if f.q else None
     if _by_rows(config.relations):
-        products, count, _ = await _page_by_rows(qs, config)
+        products, count, _ = await _page_by_rows(qs, config, estimated_by=estimate)
     else:
-        products, count = await find_page(qs, config, PRODUCT_ALIASES)
+        products, count = await find_page(qs, config, PRODUCT_ALIASES, estimate)
     return PricedProducts(products, count, _base_prices(products, config.relations))
 
 

@@ -90,14 +90,15 @@ def _ordered(qs: QuerySet, config: FindConfig) -> QuerySet:
 
 
 async def find_page(
-    qs: QuerySet, config: FindConfig, aliases: dict[str, str] | None = None
+    qs: QuerySet, config: FindConfig, aliases: dict[str, str] | None = None, estimated_by: QuerySet | None = None,
 ) -> tuple[list[Model], int]:
-    """One page of `qs` with its relations, and the total count of `qs`."""
+    """One page of `qs` with its relations, and the total count of `qs`. `estimated_by`: a query set
+    with the same rows whose plan estimates their number (past COUNT_EXACT_UP_TO) better."""
     page = _ordered(qs, config).offset(config.offset).limit(config.limit)
     if config.relations:
         page = page.prefetch_related(*prefetches(qs.model, config.relations, aliases))
     rows = await page
-    return rows, await page_total(qs, config, len(rows))
+    return rows, await page_total(qs, config, len(rows), estimated_by)
 
 
 # The statements of `find_plain_page`, by (dialect, caller's key, config): (page SQL, its parameters,
@@ -150,7 +151,7 @@ async def find_page_ids(qs: QuerySet, config: FindConfig) -> tuple[list, int]:
     return ids, await page_total(qs, config, len(ids))
 
 
-async def page_total(qs: QuerySet, config: FindConfig, shown: int) -> int:
+async def page_total(qs: QuerySet, config: FindConfig, shown: int, estimated_by: QuerySet | None = None) -> int:
     """The total of `qs`, of which the page at `config` showed `shown` rows: counted (as the module's
     docstring says) only when the page does not tell it (a full page, or one past the end)."""
     if not _needs_count(shown, config):
@@ -158,7 +159,7 @@ async def page_total(qs: QuerySet, config: FindConfig, shown: int) -> int:
     query = qs.count()
     query._choose_db_if_not_chosen()  # the connection of the transaction the caller may be in
     db = query._db
-    return await _Count.of(qs, db.capabilities.dialect).run(db, shown + config.offset)
+    return await _Count.of(qs, db.capabilities.dialect, estimated_by).run(db, shown + config.offset)
 
 
 @dataclass(frozen=True)
@@ -172,11 +173,11 @@ class _Count:
     qs: QuerySet | None = None  # the list, on PostgreSQL, for its estimate
 
     @classmethod
-    def of(cls, qs: QuerySet, dialect: str) -> "_Count":
+    def of(cls, qs: QuerySet, dialect: str, estimated_by: QuerySet | None = None) -> "_Count":
         if dialect != "postgres":
             return cls(*_statement(qs.count()))
         capped, params = _statement(qs.limit(COUNT_EXACT_UP_TO + 1).values_list(qs.model._meta.pk_attr, flat=True))
-        return cls(f"SELECT COUNT(*) FROM ({capped}) AS capped", params, qs)
+        return cls(f"SELECT COUNT(*) FROM ({capped}) AS capped", params, estimated_by or qs)
 
     @cached_property
     def estimate(self) -> tuple[str, tuple]:

@@ -196,6 +196,24 @@ async def test_q_searches_titles_and_skus_and_lists_each_product_once(admin_get)
     assert [p["id"] for p in body["products"]] == ["prod_t_shirt"] and body["count"] == 1
 
 
+async def test_q_finds_the_middle_of_a_variant_sku_in_any_case(admin_get):
+    body = await admin_get("/admin/products?q=ag-blu")  # TOTE-BAG-BLUE
+    assert [p["id"] for p in body["products"]] == ["prod_tote_bag"] and body["count"] == 1
+
+
+async def test_q_finds_a_fragment_of_a_description_in_any_case(admin_get):
+    body = await admin_get("/admin/products?q=DUCT%207%20FOR")  # "Reference product 7 for the …"
+    assert [p["id"] for p in body["products"]] == ["prod_mug"] and body["count"] == 1
+
+
+async def test_q_counts_every_match_past_the_page(admin_get):
+    # Given two titles with "shirt", and four products in a collection whose title has "ssentia"
+    body = await admin_get("/admin/products?q=SHIRT&limit=1&order=title")
+    assert [p["id"] for p in body["products"]] == ["prod_sweatshirt"] and body["count"] == 2
+    body = await admin_get("/admin/products?q=ssentia&limit=2&offset=1")
+    assert len(body["products"]) == 2 and body["count"] == 4
+
+
 async def test_id_collection_handle_title_and_giftcard_filters(admin_get):
     assert ids(await admin_get("/admin/products?id=prod_mug")) == {"prod_mug"}
     assert ids(await admin_get("/admin/products?id[]=prod_mug&id[]=prod_cap")) == {"prod_mug", "prod_cap"}
