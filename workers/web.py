@@ -23,9 +23,9 @@ def build_app() -> Sanic:
     """App factory for `commerce serve` (each Sanic worker process calls it)."""
     configure_logging()
     settings = Settings.from_env()
-    broker = setup_broker(settings)
-    load_actors()
-    app = create_app(settings, name="commerce")
+    broker = setup_broker(settings)  # before any actor is imported: they bind to it
+    app = create_app(settings, name="commerce")  # sets the services up, the plugins loaded
+    load_actors()  # the core's, then the plugins' (the built-in Stripe plugin's among them)
     record_start_failure(app)  # told by `commerce serve` if this process cannot start
     stop_once(app)  # a SIGTERM while it starts is not lost, nor a repeated one
     spread_connections(app)

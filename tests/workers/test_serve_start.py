@@ -65,7 +65,7 @@ async def test_serve_started_while_postgresql_refuses_answers_503_then_200_once_
         # I expect the same request answered 200
         await wait_for(lambda: _is(f"{base}/store/regions", 200), timeout=PATIENCE, interval=0.2)
         # and the start-up work that needed the database done in the background
-        await wait_for(lambda: _true("database reachable: payment providers' rows done" in server.out.text))
+        await wait_for(lambda: _true("database reachable: providers' rows done" in server.out.text))
         assert server.proc.poll() is None
     finally:
         server.out.kill()  # the whole group, the bystander with it
