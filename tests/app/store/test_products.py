@@ -539,6 +539,10 @@ async def test_a_page_of_products_takes_three_statements_for_one_product_or_fift
     async with count_queries() as one:
         r1 = await client.get(url)
     await full_products(49, first=1)
+    # The default channel is remembered for seconds (services/store/defaults.py): on a slow machine
+    # making forty-nine products outlasts that, so it is read again here, as a running shop has it
+    await client.get(url)
+    forget_answers()
     async with count_queries() as fifty:
         r50 = await client.get(url)
     # I expect the catalogue's version, the region, the page and the rows below it: four
