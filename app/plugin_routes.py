@@ -15,7 +15,7 @@ from sanic import Blueprint, Sanic
 
 from services.plugins import Active, PluginError, resolve
 
-__all__ = ["mount_plugin_routes"]
+__all__ = ["mount_plugin_routes", "blueprint_of", "declared_routes"]
 
 _PARAMETER = re.compile(r"<[^>]*>")
 
@@ -30,7 +30,16 @@ def _shape(path: str) -> str:
     return _PARAMETER.sub("<>", "/" + path.strip("/"))
 
 
-def _declared(bp: Blueprint) -> list[tuple[str, frozenset]]:
+def blueprint_of(ref: str, name: str) -> Blueprint:
+    """The blueprint a plugin's `routes` entry names; PluginError when it is none."""
+    bp = resolve(ref, name)
+    if not isinstance(bp, Blueprint):
+        raise PluginError(name, f"{ref} is {type(bp).__name__}, not a sanic Blueprint")
+    return bp
+
+
+def declared_routes(bp: Blueprint) -> list[tuple[str, frozenset]]:
+    """Each route the blueprint declares, as (path with its prefix, methods), before mounting."""
     prefix = (bp.url_prefix or "").rstrip("/")
     return [("/" + f"{prefix}/{future.uri.lstrip('/')}".strip("/"), future.methods) for future in bp._future_routes]
 
@@ -47,10 +56,8 @@ def mount_plugin_routes(app: Sanic, active: tuple[Active, ...]) -> None:
     taken = {(method, _shape(route.path)) for route in app.router.routes for method in route.methods}
     for plugin in active:
         for ref in plugin.plugin.routes:
-            bp = resolve(ref, plugin.name)
-            if not isinstance(bp, Blueprint):
-                raise PluginError(plugin.name, f"{ref} is {type(bp).__name__}, not a sanic Blueprint")
-            for path, methods in _declared(bp):  # before Sanic's router refuses a clash in its own words
+            bp = blueprint_of(ref, plugin.name)
+            for path, methods in declared_routes(bp):  # before Sanic's router refuses a clash in its own words
                 _check(plugin.name, path, methods, taken)
             before = {id(route) for route in app.router.routes}
             try:

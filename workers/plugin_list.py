@@ -25,17 +25,10 @@ __all__ = ["list_plugins", "describe"]
 
 
 def _routes(plugin: Plugin) -> list[str]:
-    from sanic import Blueprint
+    from app.plugin_routes import blueprint_of, declared_routes
 
-    found = []
-    for ref in plugin.routes:
-        bp = resolve(ref, plugin.name)
-        if not isinstance(bp, Blueprint):
-            raise PluginError(plugin.name, f"{ref} is {type(bp).__name__}, not a sanic Blueprint")
-        prefix = (bp.url_prefix or "").rstrip("/")
-        for future in bp._future_routes:
-            path = "/" + f"{prefix}/{future.uri.lstrip('/')}".strip("/")
-            found += [(path, method) for method in future.methods]
+    found = [(path, method) for ref in plugin.routes
+             for path, methods in declared_routes(blueprint_of(ref, plugin.name)) for method in methods]
     # A blueprint keeps its routes in a set: sorted, the list reads the same on every run.
     return [f"{method} {path}" for path, method in sorted(found)]
 
