@@ -74,7 +74,7 @@ def plan(n: int, customers: int, products: int, gift_cards: int, ids: dict[str, 
     region = f"CASE WHEN i % 10 < 7 THEN '{ids['na']}' ELSE '{ids['eu']}' END"
     currency = "CASE WHEN i % 10 < 7 THEN 'usd' ELSE 'eur' END"
     rate = "CASE WHEN i % 10 < 7 THEN 0 ELSE 25 END"
-    customer = f"(1 + (i * 7919) % {customers})"
+    customer = f"(1 + (i::bigint * 7919) % {customers})"  # bigint: i * 7919 passes 2^31 past 271,000 orders
     # line j (0..2) of order i exists when j <= i % 3; its variant and price follow from i and j
     lines = f"FROM generate_series(1, {n}) AS i CROSS JOIN generate_series(0, 2) AS j WHERE j <= i % 3"
     variant = f"(1 + (i * 31 + j * 17) % {variants})"
