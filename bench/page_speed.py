@@ -10,6 +10,11 @@ says so. The rows it reads (an order, a customer, a product, a category, a colle
 newest, found through the API first; the storefront's own orders are read by the big shop's
 shopper (bench/big_shop.py), else that workload is skipped. `--only order` runs the workloads
 whose names contain a word.
+
+Side by side with another server (Medusa v1 on the same shop, `bench/medusa_v1/setup.sh`):
+`--against URL --rounds 3` measures each workload on both servers, alternating which goes first
+round by round, and prints the medians of the rounds' p50 and p99 and the ratio of the p50s. Each
+server's rows are found through its own API; a workload one of them cannot form is skipped.
 """
 
 from __future__ import annotations
@@ -33,22 +38,23 @@ def _get(path: str, **params) -> tuple[str, str, None]:
 
 
 async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str, dict | None]]:
-    async def first(path: str, key: str, **params) -> dict:
+    async def first(path: str, key: str, **params) -> dict | None:
         async with session.get(path, params={"limit": 1, **params}) as answer:
-            rows = (await answer.json())[key]
-        if not rows:
-            raise SystemExit(f"{path} is empty: fill the store first (python -m bench.big_shop)")
-        return rows[0]
+            rows = (await answer.json()).get(key) if answer.status == 200 else None
+        return rows[0] if rows else None
 
     order = await first("/admin/orders", "orders", expand="customer", fields="id,display_id,email,customer_id")
+    product = await first("/admin/products", "products")
+    if order is None or product is None:
+        raise SystemExit("the store has no order or no product: fill it first (python -m bench.big_shop)")
     email = order["email"]
     fragment = email.split("@")[0][2:9]  # "na.smit" of "anna.smith42@…": the middle of a name
     last_name = (order.get("customer") or {}).get("last_name") or "Smith"
-    product = await first("/admin/products", "products")
     skus = [v["sku"] for v in product.get("variants") or [] if v.get("sku")] or [product["title"]]
     sku_fragment = skus[0][1:].lower()  # "ig-100000" of "BIG-100000": the middle, in the other case
     category = await first("/store/product-categories", "product_categories")
     collection = await first("/store/collections", "collections")
+    customer_id = order.get("customer_id")
     now = datetime.now(timezone.utc)
     month = {"created_at[gt]": (now - timedelta(days=40)).isoformat(), "created_at[lt]": (now - timedelta(days=10)).isoformat()}
     orders = {**ORDER_LIST}
@@ -72,8 +78,8 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
         "customer list": _get("/admin/customers", limit=15, offset=0),
         "customer list, q e-mail fragment": _get("/admin/customers", limit=15, offset=0, q=fragment),
         "customer list, q last name": _get("/admin/customers", limit=15, offset=0, q=last_name),
-        "customer page": _get(f"/admin/customers/{order['customer_id']}", expand="orders,shipping_addresses"),
-        "customer page's orders": _get("/admin/orders", customer_id=order["customer_id"], limit=10, offset=0),
+        "customer page": _get(f"/admin/customers/{customer_id}", expand="orders,shipping_addresses"),
+        "customer page's orders": _get("/admin/orders", customer_id=customer_id, limit=10, offset=0),
         "product list": _get("/admin/products", limit=15, offset=0),
         "product list, q": _get("/admin/products", limit=15, offset=0, q="hoodie"),
         "product list, q SKU fragment": _get("/admin/products", limit=15, offset=0, q=sku_fragment),
@@ -87,13 +93,15 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
         "draft-order list": _get("/admin/draft-orders", limit=15, offset=0),
         "return list": _get("/admin/returns", limit=15, offset=0),
         "swap list": _get("/admin/swaps", limit=15, offset=0),
-        "store products by category": _get("/store/products", limit=12, **{"category_id[]": category["id"]}),
-        "store products by collection": _get("/store/products", limit=12, **{"collection_id[]": collection["id"]}),
+        "store products by category": category and _get("/store/products", limit=12, **{"category_id[]": category["id"]}),
+        "store products by collection": collection and _get("/store/products", limit=12, **{"collection_id[]": collection["id"]}),
         "store product by handle": _get("/store/products", handle=product["handle"]),
         "store product search": ("POST", "/store/products/search", {"q": "hoodie", "limit": 12}),
         "store customer's orders": _get("/store/customers/me/orders", limit=10, offset=0),
     }
-    return out
+    if not customer_id:
+        del out["customer page"], out["customer page's orders"]
+    return {name: load for name, load in out.items() if load}
 
 
 async def _sign_in(base: str, args) -> tuple[aiohttp.ClientSession, aiohttp.ClientSession | None]:
@@ -133,25 +141,88 @@ async def measure(session: aiohttp.ClientSession, method: str, path: str, body, 
             "failures": failures}
 
 
+class Server:
+    """One server's signed-in sessions and its workloads."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.admin: aiohttp.ClientSession | None = None
+        self.shopper: aiohttp.ClientSession | None = None
+        self.loads: dict = {}
+
+    async def open(self, args) -> "Server":
+        self.admin, self.shopper = await _sign_in(self.base, args)
+        self.loads = await workloads(self.admin)
+        return self
+
+    def session(self, name: str) -> aiohttp.ClientSession | None:
+        return self.shopper if name.startswith("store customer") else self.admin
+
+    async def close(self) -> None:
+        for session in (self.admin, self.shopper):
+            if session is not None:
+                await session.close()
+
+
+def _note(result: dict) -> str:
+    return f" ({len(result['failures'])} failed: {result['failures'][0]})" if result["failures"] else ""
+
+
 async def run(args) -> None:
-    admin, shopper = await _sign_in(args.base, args)
+    servers = [Server(args.base)] + ([Server(args.against)] if args.against else [])
     try:
-        loads = await workloads(admin)
-        print(f"| page | p50 ms | p99 ms |  ({args.clients} clients, {args.requests} requests each)\n|---|---|---|")
-        for name, (method, path, body) in loads.items():
-            if args.only and not any(word in name for word in args.only):
-                continue
-            session = shopper if name.startswith("store customer") else admin
-            if session is None:
-                print(f"| {name} | (no shopper to sign in) | |")
-                continue
-            result = await measure(session, method, path, body, args.requests, args.clients)
-            note = f" ({len(result['failures'])} failed: {result['failures'][0]})" if result["failures"] else ""
-            print(f"| {name} | {result['p50']:.1f} | {result['p99']:.1f} |{note}", flush=True)
+        for server in servers:
+            await server.open(args)
+        names = [name for name in servers[0].loads
+                 if all(name in s.loads for s in servers) and (not args.only or any(w in name for w in args.only))]
+        if len(servers) == 1:
+            await _alone(servers[0], names, args)
+        else:
+            await _side_by_side(servers, names, args)
     finally:
-        await admin.close()
-        if shopper is not None:
-            await shopper.close()
+        for server in servers:
+            await server.close()
+
+
+async def _alone(server: Server, names: list[str], args) -> None:
+    print(f"| page | p50 ms | p99 ms |  ({args.clients} clients, {args.requests} requests each)\n|---|---|---|")
+    for name in names:
+        session = server.session(name)
+        if session is None:
+            print(f"| {name} | (no shopper to sign in) | |")
+            continue
+        method, path, body = server.loads[name]
+        result = await measure(session, method, path, body, args.requests, args.clients)
+        print(f"| {name} | {result['p50']:.1f} | {result['p99']:.1f} |{_note(result)}", flush=True)
+
+
+async def _side_by_side(servers: list[Server], names: list[str], args) -> None:
+    ours, theirs = servers
+    results: dict[str, dict[str, list[dict]]] = {name: {ours.base: [], theirs.base: []} for name in names}
+    for round_ in range(args.rounds):
+        order = servers if round_ % 2 == 0 else servers[::-1]
+        for name in names:
+            for server in order:
+                session = server.session(name)
+                if session is None:
+                    continue
+                method, path, body = server.loads[name]
+                result = await measure(session, method, path, body, args.requests, args.clients)
+                results[name][server.base].append(result)
+                print(f"round {round_ + 1} {server.base} {name}: {result['p50']:.1f} / {result['p99']:.1f}"
+                      f"{_note(result)}", flush=True)
+    print(f"\n| page | {ours.base} p50 / p99 ms | {theirs.base} p50 / p99 ms | p50 ratio | p99 ratio |"
+          f"  (medians of {args.rounds} rounds; {args.clients} clients, {args.requests} requests each)"
+          "\n|---|---|---|---|---|")
+    for name in names:
+        a, b = results[name][ours.base], results[name][theirs.base]
+        if not a or not b:
+            print(f"| {name} | (no shopper to sign in) | | | |")
+            continue
+        a50, a99 = (statistics.median(r[k] for r in a) for k in ("p50", "p99"))
+        b50, b99 = (statistics.median(r[k] for r in b) for k in ("p50", "p99"))
+        failed = " (some failed)" if any(r["failures"] for r in a + b) else ""
+        print(f"| {name}{failed} | {a50:.1f} / {a99:.1f} | {b50:.1f} / {b99:.1f} | {b50 / a50:.1f}× | {b99 / a99:.1f}× |")
 
 
 def main() -> None:
@@ -162,6 +233,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=160)
     parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--against", help="another server's base URL, measured alternately with --base")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds with --against (medians are reported)")
     asyncio.run(run(parser.parse_args()))
 
 
