@@ -18,14 +18,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Hashable
 
-from tortoise.expressions import Subquery
+from pypika_tortoise.terms import Parameterizer
+from tortoise.expressions import Q, Subquery
 from tortoise.models import Model
 from tortoise.query_utils import Prefetch
 from tortoise.queryset import QuerySet
 
 __all__ = [
     "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
-    "COUNT_EXACT_UP_TO", "page_total",
+    "COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any",
 ]
 
 # Rows a list counts one by one before its count becomes PostgreSQL's estimate: 667 pages of 15,
@@ -151,14 +152,66 @@ async def find_page_ids(qs: QuerySet, config: FindConfig) -> tuple[list, int]:
     return ids, await page_total(qs, config, len(ids))
 
 
+async def find_page_ids_of_any(
+    qs: QuerySet, branches: list[Q], config: FindConfig, estimated_by: QuerySet
+) -> tuple[list, int]:
+    """One page of the primary keys of `qs`'s rows that any of `branches` selects, and their count:
+    `find_page_ids(qs.filter(Q(*branches, join_type="OR")), config)` without asking the database to
+    test every row of `qs` against every branch. Each branch is its own query (the list's filters
+    and the branch), ordered as the list is and cut at the page's end (`offset + limit`), so each
+    uses its own index: a search term that matches many rows finds the page's first rows along the
+    order's index, one that matches few finds them by its own index. The page is the union's rows
+    in the list's order. The count is the union's rows, each branch counted up to one past
+    COUNT_EXACT_UP_TO on PostgreSQL (a branch that reaches it makes the union pass it too), and
+    past that `estimated_by`'s estimate (a query set with the same rows)."""
+    pk = qs.model._meta.pk_attr
+    terms = [*config.order] + ([] if pk in (name for name, _ in config.order) else [(pk, False)])
+    columns = [pk] + [name for name, _ in terms if name != pk]
+    end = config.offset + config.limit
+    members = [_ordered(qs.filter(branch), config).limit(end).values_list(*columns) for branch in branches]
+    union, params = _union(members, len(columns))
+    order = ", ".join(f'"{columns.index(name)}" {"DESC" if desc else "ASC"}' for name, desc in terms)
+    page_sql = f'SELECT "0" FROM ({union}) AS "page" ORDER BY {order} LIMIT {int(config.limit)} OFFSET {int(config.offset)}'
+    db = _db_of(qs)
+    _, rows = await db.execute_query(page_sql, params)
+    ids = [dict(row)["0"] for row in rows]
+    if not _needs_count(len(ids), config):
+        return ids, len(ids) + config.offset
+    postgres = db.capabilities.dialect == "postgres"
+    counted = [qs.filter(branch) for branch in branches]
+    counted = [(q.limit(COUNT_EXACT_UP_TO + 1) if postgres else q).values_list(pk) for q in counted]
+    union, params = _union(counted, 1)
+    count = _Count(f'SELECT COUNT(*) FROM ({union}) AS "matched"', tuple(params), estimated_by if postgres else None)
+    return ids, await count.run(db, len(ids) + config.offset)
+
+
+def _union(queries: list[QuerySet], width: int) -> tuple[str, list]:
+    """`SELECT` of each query (each read as a table, so each keeps its own order and limit) in one
+    `UNION`, with their parameters numbered in turn; the columns are named "0" to `width - 1`."""
+    columns = ", ".join(f'"{i}"' for i in range(width))
+    ctx = None
+    parts = []
+    for i, query in enumerate(queries):
+        query._choose_db_if_not_chosen()
+        query._make_query()
+        if ctx is None:
+            ctx = query.query.QUERY_CLS.SQL_CONTEXT.copy(parameterizer=Parameterizer())
+        parts.append(f'SELECT {columns} FROM ({query.query.get_sql(ctx)}) AS "branch{i}"')
+    return " UNION ".join(parts), list(ctx.parameterizer.values)
+
+
+def _db_of(qs: QuerySet):
+    query = qs.count()
+    query._choose_db_if_not_chosen()  # the connection of the transaction the caller may be in
+    return query._db
+
+
 async def page_total(qs: QuerySet, config: FindConfig, shown: int, estimated_by: QuerySet | None = None) -> int:
     """The total of `qs`, of which the page at `config` showed `shown` rows: counted (as the module's
     docstring says) only when the page does not tell it (a full page, or one past the end)."""
     if not _needs_count(shown, config):
         return shown + config.offset
-    query = qs.count()
-    query._choose_db_if_not_chosen()  # the connection of the transaction the caller may be in
-    db = query._db
+    db = _db_of(qs)
     return await _Count.of(qs, db.capabilities.dialect, estimated_by).run(db, shown + config.offset)
 
 

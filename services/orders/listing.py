@@ -9,7 +9,7 @@ services/orders/view.py reads them, once for the whole page.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from tortoise.expressions import Q, Subquery
@@ -17,7 +17,7 @@ from tortoise.queryset import QuerySet
 
 from services.core.errors import NotFound
 from models import Address, Customer, Order
-from services.core.listing import AnyOf, FindConfig, date_filters, find_page_ids
+from services.core.listing import AnyOf, FindConfig, date_filters, find_page_ids, find_page_ids_of_any
 from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, read_orders
 
 __all__ = ["OrderFilter", "filtered_orders", "list_orders", "lookup_order"]
@@ -69,24 +69,41 @@ def _search(q: str) -> Q:
     shipping address can match, and the other filters still apply. Each of those is its own
     query, on its own index (migration 0029: trigram indexes on PostgreSQL), rather than one
     condition over the orders joined to their customers and addresses, which tests every order."""
+    return Q(id__in=AnyOf(*(Order.filter(place).values("id") for place in _search_places(q))))
+
+
+def _search_places(q: str) -> list[Q]:
+    """The places `_search` looks in, each a filter of orders."""
     customers = Customer.filter(Q(first_name__icontains=q) | Q(last_name__icontains=q) | Q(phone__icontains=q))
     addresses = Address.filter(first_name__icontains=q)
-    found = [
-        Order.filter(email__icontains=q).values("id"),
-        Order.filter(customer_id__in=Subquery(customers.values("id"))).values("id"),
-        Order.filter(shipping_address_id__in=Subquery(addresses.values("id"))).values("id"),
+    places = [
+        Q(email__icontains=q),
+        Q(customer_id__in=Subquery(customers.values("id"))),
+        Q(shipping_address_id__in=Subquery(addresses.values("id"))),
     ]
     number = _DISPLAY_ID.match(q)
     if number:
-        found.append(Order.filter(display_id=int(number.group(1))).values("id"))
-    return Q(id__in=AnyOf(*found))
+        places.append(Q(display_id=int(number.group(1))))
+    return places
+
+
+async def _page_ids(f: OrderFilter, config: FindConfig) -> tuple[list, int]:
+    """The page's order ids and the count. A search reads each place it looks in with the other
+    filters, in the list's order, up to the page's end (services/core/listing.py
+    `find_page_ids_of_any`): a name that thousands of orders match finds the newest of them along
+    the date index, rather than reading and sorting them all."""
+    q = f.q.strip() if f.q else ""
+    if not q:
+        return await find_page_ids(filtered_orders(f), config)
+    unsearched = filtered_orders(replace(f, q=None))
+    return await find_page_ids_of_any(unsearched, _search_places(q), config, estimated_by=filtered_orders(f))
 
 
 async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderView], int]:
     """One page of orders with their relations and totals, and the total count. Lines are read
     with their variants only when the answer shows lines (the dashboard's order table shows
     only totals), and after-sale rows only when it shows them."""
-    ids, count = await find_page_ids(filtered_orders(f), config)
+    ids, count = await _page_ids(f, config)
     orders = await read_orders(ids)
     shown = {r.split(".")[0] for r in config.relations}
     return await load_views(orders, line_detail=bool(shown & {"items", "returnable_items"}),

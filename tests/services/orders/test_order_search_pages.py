@@ -1,0 +1,68 @@
+"""The order list's search read place by place (services/orders/listing.py `_page_ids`, through
+services/core/listing.py `find_page_ids_of_any`): each place with the other filters, in the list's
+order, cut at the page's end, then one union. It must give the page and the count that the one
+query over all the places gives (`find_page_ids` of `filtered_orders`), for every order the
+dashboard offers, at every offset, with orders that several places match counted once."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from models import Address, Customer, Order, Region
+from services.core.listing import FindConfig, find_page_ids
+from services.orders.listing import OrderFilter, _page_ids, filtered_orders
+from tests.conftest import count_queries
+
+ORDERS = [(("created_at", True),), (("display_id", False),), (("display_id", True),), (("email", False),),
+          (("status", False),), (("updated_at", True),)]
+PAGES = [(1, 0), (3, 0), (3, 1), (3, 4), (50, 0), (2, 11)]
+FILTERS = [
+    OrderFilter(q="smith"),  # e-mails, a customer's last name and a shipping first name, overlapping
+    OrderFilter(q="Smith", status=["pending"]),
+    OrderFilter(q="smith", payment_status=["captured"], fulfillment_status=["shipped"]),
+    OrderFilter(q="#9103"),  # a number, and the e-mails holding it
+    OrderFilter(q="9103"),
+    OrderFilter(q="nobody"),
+]
+
+
+@pytest.fixture
+async def searched_orders(seeded):
+    region = await Region.first()
+    smith = await Customer.create(email="ann@example.com", first_name="Ann", last_name="Smith")
+    other = await Customer.create(email="bo@example.com", first_name="Bo", last_name="Jones")
+    smithers = await Address.create(first_name="Smithers", last_name="Jones", address_1="1 Road", city="Leeds",
+                                    country_code="gb", postal_code="LS1")
+    plain = await Address.create(first_name="Bo", last_name="Jones", address_1="2 Road", city="Leeds",
+                                 country_code="gb", postal_code="LS1")
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    for n in range(14):
+        customer = smith if n % 3 == 0 else other
+        email = [f"smith{n}@example.com", f"bo{n}+9103@example.com", customer.email][n % 3 if n % 5 else 0]
+        created = start + timedelta(hours=n // 2)  # pairs of orders made at the same moment: ties
+        await Order.create(
+            display_id=9100 + n, customer_id=customer.id, email=email, region_id=region.id, currency_code="usd",
+            shipping_address_id=(smithers if n % 4 == 1 else plain).id,
+            status=["pending", "completed", "canceled"][n % 3], payment_status=["captured", "awaiting"][n % 2],
+            fulfillment_status=["shipped", "not_fulfilled"][n % 2 if n % 7 else 0],
+            created_at=created, updated_at=start + timedelta(hours=(n * 5) % 14),
+        )
+
+
+@pytest.mark.parametrize("f", FILTERS, ids=[f"{f.q}|{f.status}{f.payment_status}" for f in FILTERS])
+async def test_a_search_read_place_by_place_gives_the_one_querys_page_and_count(searched_orders, f):
+    for order in ORDERS:
+        for limit, offset in PAGES:
+            config = FindConfig(limit=limit, offset=offset, order=order)
+            expected = await find_page_ids(filtered_orders(f), config)
+            assert await _page_ids(f, config) == expected, (order, limit, offset)
+
+
+async def test_a_search_page_costs_two_statements_whatever_its_size(searched_orders):
+    for limit in (1, 5):
+        async with count_queries() as statements:
+            ids, count = await _page_ids(OrderFilter(q="smith"), FindConfig(limit=limit))
+        assert len(ids) == limit and count > limit
+        assert len(statements) == 2, statements  # the page, then the count
