@@ -12,7 +12,7 @@ from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySp
 from app.web.responses import json
 from app.web.serialize import COLUMNS, dump_many
 from app.web.validation import Body, Email, NonEmptyStr, parse_body, max_items, MAX_FEW
-from models import Customer, Order
+from models import Customer
 from services.customers.customers import CustomerFilter, create_customer, get_customer, list_customers, update_customer
 from services.customers.version_reads import read_customer_list_versions
 
@@ -79,8 +79,7 @@ class UpdateCustomer(Body):
         return out
 
 
-def _order(order: Order) -> dict:
-    values = order.__dict__
+def _order(values: dict) -> dict:
     return {**{c: values.get(c) for c in ORDER_COLUMNS}, "object": "order"}
 
 
@@ -88,7 +87,7 @@ def _dump(customers: list[Customer], relations: tuple[str, ...], fields: frozens
     out = dump_many(customers, tuple(r for r in relations if r.split(".")[0] != "orders"), fields)
     if "orders" in relations:
         for customer, data in zip(customers, out):
-            data["orders"] = [_order(o) for o in customer.orders.related_objects]
+            data["orders"] = [_order(o) for o in customer.order_rows]
     return out
 
 

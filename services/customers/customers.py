@@ -11,7 +11,7 @@ from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 from tortoise.transactions import in_transaction
 
-from models import Address, Customer, CustomerGroup
+from models import Address, Customer, CustomerGroup, Order
 from services.core.db import atomic
 from services.core.errors import Duplicate, InvalidData, NotFound, Unauthorized
 from services.core.listing import FindConfig, date_filters, find_one, find_page, find_plain_page
@@ -31,6 +31,7 @@ __all__ = [
 
 # What the store's sign-in and current-customer routes show with a customer.
 CUSTOMER_RELATIONS = ("shipping_addresses",)
+ORDERS = "orders"
 # `billing_address_id` is a plain column (see models/customer.py): this relation is attached here.
 BILLING_ADDRESS = "billing_address"
 ACCOUNT_EXISTS = "A customer with the given email already has an account. Log in instead"
@@ -86,6 +87,7 @@ async def get_customer(customer_id: str, relations: tuple[str, ...] = ()) -> Cus
     if customer is None:
         raise NotFound(f"Customer with id: {customer_id} was not found")
     await attach_billing_addresses([customer], relations)
+    await attach_order_rows([customer], relations)
     return customer
 
 
@@ -111,11 +113,26 @@ async def list_customers(f: CustomerFilter, config: FindConfig) -> tuple[list[Cu
         _filtered(f), replace(config, relations=_orm_relations(config.relations))
     )
     await attach_billing_addresses(customers, config.relations)
+    await attach_order_rows(customers, config.relations)
     return customers, count
 
 
 def _orm_relations(relations: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(r for r in relations if r.split(".")[0] != BILLING_ADDRESS)
+    return tuple(r for r in relations if r.split(".")[0] not in (BILLING_ADDRESS, ORDERS))
+
+
+async def attach_order_rows(customers: list[Customer], relations: tuple[str, ...]) -> None:
+    """Set `customer.order_rows` when the `orders` relation was asked for: each order's columns
+    (a dict, as the ORM reads them), oldest first, one statement for all. Medusa v1's relation
+    shows orders as rows, without lines or totals, and a customer of years has hundreds: built as
+    model instances they cost most of the customer page."""
+    if ORDERS not in relations:
+        return
+    rows: dict[str, list[dict]] = {c.id: [] for c in customers}
+    for row in await Order.filter(customer_id__in=list(rows)).order_by("created_at", "id").values():
+        rows[row["customer_id"]].append(row)
+    for customer in customers:
+        customer.order_rows = rows[customer.id]
 
 
 async def attach_billing_addresses(customers: list[Customer], relations: tuple[str, ...]) -> None:

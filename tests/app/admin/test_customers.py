@@ -388,6 +388,10 @@ async def test_the_customer_page_gets_the_customers_orders_without_asking(client
     shown = r.json()["customer"]["orders"]
     assert sorted(o["id"] for o in shown) == sorted(o.id for o in orders)
     assert all(o["object"] == "order" and o["display_id"] >= 1000 for o in shown)
+    # each row's values as the order's own route shows them (dates, metadata, numbers)
+    for row in shown:
+        own = (await client.get(f"/admin/orders/{row['id']}", headers=admin_headers)).json()["order"]
+        assert {c: row[c] for c in row if c != "object"} == {c: own[c] for c in row if c != "object"}
     r = await client.get(f"/admin/customers/{jane.id}?expand=orders,groups", headers=admin_headers)
     assert set(r.json()["customer"]) == CUSTOMER_COLUMNS | {"orders", "groups"}
 
