@@ -26,7 +26,7 @@ from tortoise.queryset import QuerySet
 
 __all__ = [
     "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
-    "COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any",
+    "COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any", "any_statements",
 ]
 
 # Rows a list counts one by one before its count becomes PostgreSQL's estimate: 667 pages of 15,
@@ -164,25 +164,35 @@ async def find_page_ids_of_any(
     in the list's order. The count is the union's rows, each branch counted up to one past
     COUNT_EXACT_UP_TO on PostgreSQL (a branch that reaches it makes the union pass it too), and
     past that `estimated_by`'s estimate (a query set with the same rows)."""
+    db = _db_of(qs)
+    postgres = db.capabilities.dialect == "postgres"
+    (page_sql, page_params), (count_sql, count_params) = any_statements(qs, branches, config, postgres)
+    _, rows = await db.execute_query(page_sql, page_params)
+    ids = [dict(row)["0"] for row in rows]
+    if not _needs_count(len(ids), config):
+        return ids, len(ids) + config.offset
+    count = _Count(count_sql, tuple(count_params), estimated_by if postgres else None)
+    return ids, await count.run(db, len(ids) + config.offset)
+
+
+def any_statements(
+    qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool
+) -> tuple[tuple[str, list], tuple[str, list]]:
+    """The page's and the count's statements of `find_page_ids_of_any` (`capped`: each branch
+    counted up to one past COUNT_EXACT_UP_TO)."""
     pk = qs.model._meta.pk_attr
     terms = [*config.order] + ([] if pk in (name for name, _ in config.order) else [(pk, False)])
     columns = [pk] + [name for name, _ in terms if name != pk]
     end = config.offset + config.limit
     members = [_ordered(qs.filter(branch), config).limit(end).values_list(*columns) for branch in branches]
-    union, params = _union(members, len(columns))
+    union, page_params = _union(members, len(columns))
     order = ", ".join(f'"{columns.index(name)}" {"DESC" if desc else "ASC"}' for name, desc in terms)
-    page_sql = f'SELECT "0" FROM ({union}) AS "page" ORDER BY {order} LIMIT {int(config.limit)} OFFSET {int(config.offset)}'
-    db = _db_of(qs)
-    _, rows = await db.execute_query(page_sql, params)
-    ids = [dict(row)["0"] for row in rows]
-    if not _needs_count(len(ids), config):
-        return ids, len(ids) + config.offset
-    postgres = db.capabilities.dialect == "postgres"
+    page_sql = (f'SELECT "0" FROM ({union}) AS "page" ORDER BY {order} '
+                f'LIMIT {int(config.limit)} OFFSET {int(config.offset)}')
     counted = [qs.filter(branch) for branch in branches]
-    counted = [(q.limit(COUNT_EXACT_UP_TO + 1) if postgres else q).values_list(pk) for q in counted]
-    union, params = _union(counted, 1)
-    count = _Count(f'SELECT COUNT(*) FROM ({union}) AS "matched"', tuple(params), estimated_by if postgres else None)
-    return ids, await count.run(db, len(ids) + config.offset)
+    counted = [(q.limit(COUNT_EXACT_UP_TO + 1) if capped else q).values_list(pk) for q in counted]
+    union, count_params = _union(counted, 1)
+    return (page_sql, page_params), (f'SELECT COUNT(*) FROM ({union}) AS "matched"', count_params)
 
 
 def _union(queries: list[QuerySet], width: int) -> tuple[str, list]:
