@@ -26,12 +26,17 @@ from tortoise.queryset import QuerySet
 
 __all__ = [
     "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
-    "COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any", "any_statements",
+    "COUNT_EXACT_UP_TO", "SEARCH_COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any", "any_statements",
 ]
 
 # Rows a list counts one by one before its count becomes PostgreSQL's estimate: 667 pages of 15,
 # a count that costs about a millisecond from an index.
 COUNT_EXACT_UP_TO = 10_000
+# The same for a search over several places (`find_page_ids_of_any`): each place's matches are
+# read from its own index and checked row by row, so counting 10,000 of a common name costs about
+# 100 ms at a million orders, and 1,000 about 15. Past a thousand matches a search is a scale
+# ("about 30,000 orders"), refined rather than paged to its end.
+SEARCH_COUNT_EXACT_UP_TO = 1_000
 
 
 @dataclass(frozen=True)
@@ -162,8 +167,8 @@ async def find_page_ids_of_any(
     uses its own index: a search term that matches many rows finds the page's first rows along the
     order's index, one that matches few finds them by its own index. The page is the union's rows
     in the list's order. The count is the union's rows, each branch counted up to one past
-    COUNT_EXACT_UP_TO on PostgreSQL (a branch that reaches it makes the union pass it too), and
-    past that `estimated_by`'s estimate (a query set with the same rows)."""
+    SEARCH_COUNT_EXACT_UP_TO on PostgreSQL (a branch that reaches it makes the union pass it too),
+    and past that `estimated_by`'s estimate (a query set with the same rows)."""
     db = _db_of(qs)
     postgres = db.capabilities.dialect == "postgres"
     (page_sql, page_params), (count_sql, count_params) = any_statements(qs, branches, config, postgres)
@@ -171,7 +176,7 @@ async def find_page_ids_of_any(
     ids = [dict(row)["0"] for row in rows]
     if not _needs_count(len(ids), config):
         return ids, len(ids) + config.offset
-    count = _Count(count_sql, tuple(count_params), estimated_by if postgres else None)
+    count = _Count(count_sql, tuple(count_params), estimated_by if postgres else None, SEARCH_COUNT_EXACT_UP_TO)
     return ids, await count.run(db, len(ids) + config.offset)
 
 
@@ -179,7 +184,7 @@ def any_statements(
     qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool
 ) -> tuple[tuple[str, list], tuple[str, list]]:
     """The page's and the count's statements of `find_page_ids_of_any` (`capped`: each branch
-    counted up to one past COUNT_EXACT_UP_TO)."""
+    counted up to one past SEARCH_COUNT_EXACT_UP_TO)."""
     pk = qs.model._meta.pk_attr
     terms = [*config.order] + ([] if pk in (name for name, _ in config.order) else [(pk, False)])
     columns = [pk] + [name for name, _ in terms if name != pk]
@@ -190,7 +195,7 @@ def any_statements(
     page_sql = (f'SELECT "0" FROM ({union}) AS "page" ORDER BY {order} '
                 f'LIMIT {int(config.limit)} OFFSET {int(config.offset)}')
     counted = [qs.filter(branch) for branch in branches]
-    counted = [(q.limit(COUNT_EXACT_UP_TO + 1) if capped else q).values_list(pk) for q in counted]
+    counted = [(q.limit(SEARCH_COUNT_EXACT_UP_TO + 1) if capped else q).values_list(pk) for q in counted]
     union, count_params = _union(counted, 1)
     return (page_sql, page_params), (f'SELECT COUNT(*) FROM ({union}) AS "matched"', count_params)
 
@@ -234,6 +239,7 @@ class _Count:
     sql: str
     params: tuple
     qs: QuerySet | None = None  # the list, on PostgreSQL, for its estimate
+    exact_up_to: int | None = None  # COUNT_EXACT_UP_TO (as it is when counted) unless given
 
     @classmethod
     def of(cls, qs: QuerySet, dialect: str, estimated_by: QuerySet | None = None) -> "_Count":
@@ -251,7 +257,7 @@ class _Count:
         """The count; `at_least`: rows the caller has seen exist (its page's end)."""
         _, rows = await db.execute_query(self.sql, list(self.params))
         counted = next(iter(dict(rows[0]).values())) if rows else 0
-        if self.qs is None or counted <= COUNT_EXACT_UP_TO:
+        if self.qs is None or counted <= (COUNT_EXACT_UP_TO if self.exact_up_to is None else self.exact_up_to):
             return counted
         sql, params = self.estimate
         _, rows = await db.execute_query(sql, list(params))

@@ -10,10 +10,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+import services.core.listing as listing
 from models import Address, Customer, Order, Region
 from services.core.listing import FindConfig, find_page_ids
 from services.orders.listing import OrderFilter, _page_ids, filtered_orders
-from tests.conftest import count_queries
+from tests.conftest import BACKEND, count_queries
 
 ORDERS = [(("created_at", True),), (("display_id", False),), (("display_id", True),), (("email", False),),
           (("status", False),), (("updated_at", True),)]
@@ -66,3 +67,19 @@ async def test_a_search_page_costs_two_statements_whatever_its_size(searched_ord
             ids, count = await _page_ids(OrderFilter(q="smith"), FindConfig(limit=limit))
         assert len(ids) == limit and count > limit
         assert len(statements) == 2, statements  # the page, then the count
+
+
+async def test_a_search_past_its_exact_limit_is_counted_by_the_estimate_on_postgresql(searched_orders, monkeypatch):
+    # Given a search counted exactly up to two matches
+    monkeypatch.setattr(listing, "SEARCH_COUNT_EXACT_UP_TO", 2)
+    expected = (await find_page_ids(filtered_orders(OrderFilter(q="smith")), FindConfig(limit=50)))[1]
+    # When a page of one is read
+    async with count_queries() as statements:
+        ids, count = await _page_ids(OrderFilter(q="smith"), FindConfig(limit=1))
+    estimated = [s for s in statements if "EXPLAIN" in s]
+    if BACKEND == "postgres":
+        # I expect PostgreSQL's estimate, never less than the three counted
+        assert len(estimated) == 1 and count >= 3 and expected > 3
+    else:
+        # and SQLite's exact count
+        assert not estimated and count == expected
