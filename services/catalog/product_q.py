@@ -26,34 +26,50 @@ from tortoise.expressions import Q, Subquery
 from models import Product, ProductCollection, ProductVariant
 from services.core.listing import AnyOf
 
-__all__ = ["matches", "repeats_products"]
+__all__ = ["matches", "places", "indexed", "repeats_products"]
 
 _TRIGRAM = re.compile(r"[^\W_]{3}")
 
 
-def _indexed(q: str) -> bool:
+def indexed(q: str) -> bool:
+    """Whether each place `q` is looked for in has an index that narrows it (see the docstring)."""
     return _TRIGRAM.search(q) is not None
 
 
 def repeats_products(q: str | None, joined: bool = False) -> bool:
     """Whether `matches(q, …)` joins rows that can list a product more than once."""
-    return bool(q) and (joined or not _indexed(q))
+    return bool(q) and (joined or not indexed(q))
 
 
 def matches(q: str, found: list[str], joined: bool = False) -> Q:
     """The products `q` matches (see the module's docstring), `found` among them; `joined`: asked
     through the joins whatever `q` is."""
-    if joined or not _indexed(q):
+    if joined or not indexed(q):
         return (Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q)
                 | Q(variants__sku__icontains=q) | Q(collection__title__icontains=q) | Q(id__in=found))
-    collections = ProductCollection.filter(title__icontains=q).values("id")
-    parts = [
-        Product.filter(title__icontains=q).values("id"),
-        Product.filter(description__icontains=q).values("id"),
-        ProductVariant.filter(title__icontains=q).values("product_id"),
-        ProductVariant.filter(sku__icontains=q).values("product_id"),
-        Product.filter(collection_id__in=Subquery(collections)).values("id"),
-    ]
+    parts = [Product.filter(c).values("id") if model is Product else ProductVariant.filter(c).values("product_id")
+             for model, c in _conditions(q)]
     if found:
         parts.append(Product.filter(id__in=found).values("id"))
     return Q(id__in=AnyOf(*parts))
+
+
+def places(q: str, found: list[str]) -> list[Q]:
+    """The places an indexed `q` is looked for in, each a filter of products, `found` the last."""
+    out = [c if model is Product else Q(id__in=Subquery(ProductVariant.filter(c).values("product_id")))
+           for model, c in _conditions(q)]
+    if found:
+        out.append(Q(id__in=found))
+    return out
+
+
+def _conditions(q: str) -> list[tuple[type, Q]]:
+    """Where `q` is looked for: a product's or a variant's condition each."""
+    collections = ProductCollection.filter(title__icontains=q).values("id")
+    return [
+        (Product, Q(title__icontains=q)),
+        (Product, Q(description__icontains=q)),
+        (ProductVariant, Q(title__icontains=q)),
+        (ProductVariant, Q(sku__icontains=q)),
+        (Product, Q(collection_id__in=Subquery(collections))),
+    ]

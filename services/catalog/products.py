@@ -12,7 +12,7 @@ from tortoise.queryset import QuerySet
 from models import Cart, DiscountCondition, Product, ProductCategory, ProductVariant, Region
 from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
-from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.core.listing import FindConfig, date_filters, find_one, find_page, find_page_of_any
 from services.catalog import product_q
 from services.catalog.category_tree_reads import category_ids_with_descendants, visible_ids
 from services.catalog.search_engines import matching_ids
@@ -312,8 +312,16 @@ def _base_prices(products: list[Product], relations: tuple[str, ...]) -> dict[st
 
 async def list_admin_products(f: AdminProductFilter, config: FindConfig) -> PricedProducts:
     found = await _found(f, False)
-    qs = await _admin_filtered(f, found)
     estimate = await _admin_filtered(f, found, joined=True) if f.q else None
+    if f.q and product_q.indexed(f.q) and _by_rows(config.relations):
+        # Each place `q` is looked for in read with the other filters, in the list's order, up to
+        # the page's end (services/core/listing.py `find_page_ids_of_any`): a word most of the
+        # catalogue holds finds the page along the order's index instead of reading every match.
+        unsearched = await _admin_filtered(replace(f, q=None, title=None, description=None), [])
+        products, count = await find_page_of_any(unsearched, product_q.places(f.q, found), config, estimate)
+        await _rows_below(products, config.relations, None)
+        return PricedProducts(products, count, _base_prices(products, config.relations))
+    qs = await _admin_filtered(f, found)
     if _by_rows(config.relations):
         products, count, _ = await _page_by_rows(qs, config, estimated_by=estimate)
     else:

@@ -24,9 +24,12 @@ from tortoise.models import Model
 from tortoise.query_utils import Prefetch
 from tortoise.queryset import QuerySet
 
+from services.core.sql import placeholders
+
 __all__ = [
     "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
-    "COUNT_EXACT_UP_TO", "SEARCH_COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any", "any_statements",
+    "COUNT_EXACT_UP_TO", "SEARCH_COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any", "find_page_of_any",
+    "any_statements",
 ]
 
 # Rows a list counts one by one before its count becomes PostgreSQL's estimate: 667 pages of 15,
@@ -180,6 +183,19 @@ async def find_page_ids_of_any(
     return ids, await count.run(db, len(ids) + config.offset)
 
 
+async def find_page_of_any(
+    qs: QuerySet, branches: list[Q], config: FindConfig, estimated_by: QuerySet
+) -> tuple[list[Model], int]:
+    """`find_page_ids_of_any`'s page as rows (without relations), in the list's order: one
+    statement more, for the page's rows by their keys."""
+    ids, count = await find_page_ids_of_any(qs, branches, config, estimated_by)
+    if not ids:
+        return [], count
+    by_id = {getattr(row, qs.model._meta.pk_attr): row for row in await qs.model.filter(
+        **{f"{qs.model._meta.pk_attr}__in": ids})}
+    return [by_id[i] for i in ids if i in by_id], count
+
+
 def any_statements(
     qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool
 ) -> tuple[tuple[str, list], tuple[str, list]]:
@@ -192,8 +208,9 @@ def any_statements(
     members = [_ordered(qs.filter(branch), config).limit(end).values_list(*columns) for branch in branches]
     union, page_params = _union(members, len(columns))
     order = ", ".join(f'"{columns.index(name)}" {"DESC" if desc else "ASC"}' for name, desc in terms)
-    page_sql = (f'SELECT "0" FROM ({union}) AS "page" ORDER BY {order} '
-                f'LIMIT {int(config.limit)} OFFSET {int(config.offset)}')
+    limit, offset = placeholders(_db_of(qs).capabilities.dialect, len(page_params) + 1, 2)
+    page_sql = f'SELECT "0" FROM ({union}) AS "page" ORDER BY {order} LIMIT {limit} OFFSET {offset}'
+    page_params += [config.limit, config.offset]
     counted = [qs.filter(branch) for branch in branches]
     counted = [(q.limit(SEARCH_COUNT_EXACT_UP_TO + 1) if capped else q).values_list(pk) for q in counted]
     union, count_params = _union(counted, 1)
