@@ -1,4 +1,6 @@
-"""Scheduled maintenance, as actors: catch-up sweeps that are safe to run twice."""
+"""Scheduled maintenance, as actors: catch-up sweeps that are safe to run twice, or on two hosts
+at once. Each reads only its due rows, by index, and works in bounded batches, each committed on
+its own, until none is left (services/core/purging.py; docs/operations.md has the figures)."""
 
 import dramatiq
 

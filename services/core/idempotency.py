@@ -26,7 +26,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 
 from models import IdempotencyKey
-from services.core import clock
+from services.core import clock, purging
 from services.core.errors import Conflict, InvalidData
 
 log = logging.getLogger("commerce.idempotency")
@@ -173,11 +173,19 @@ async def stalled(grace_seconds: float, limit: int = 100) -> list[IdempotencyKey
 
 async def purge_finished(max_age_seconds: float) -> int:
     """Forget keys older than `max_age_seconds`; a reused key after that is a new request. Keys
-    never finished by then are dropped too: their client has long given up (logged)."""
+    never finished by then are dropped too: their client has long given up (logged). Read along
+    the `created_at` index and deleted by id, purging.BATCH keys a statement, each batch committed
+    on its own."""
     cutoff = clock.now() - timedelta(seconds=max_age_seconds)
-    abandoned = await IdempotencyKey.filter(recovery_point__not=FINISHED, created_at__lt=cutoff).values_list(
-        "idempotency_key", "recovery_point"
-    )
-    for value, point in abandoned:
-        log.warning("idempotency key %s expired unfinished at %s", value, point)
-    return await IdempotencyKey.filter(created_at__lt=cutoff).delete()
+    deleted = 0
+    while True:
+        batch = purging.BATCH
+        old = await IdempotencyKey.filter(created_at__lt=cutoff).order_by("created_at").limit(batch).values_list(
+            "id", "idempotency_key", "recovery_point")
+        for _, value, point in old:
+            if point != FINISHED:
+                log.warning("idempotency key %s expired unfinished at %s", value, point)
+        if old:
+            deleted += await IdempotencyKey.filter(id__in=[row[0] for row in old]).delete()
+        if len(old) < batch:
+            return deleted

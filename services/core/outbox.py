@@ -30,6 +30,7 @@ from tortoise.expressions import Q
 from models import Job
 from services.core import clock
 from services.core.db import atomic
+from services.core.purging import delete_in_batches
 from services.core.sql import numbered
 
 __all__ = [
@@ -190,6 +191,10 @@ async def resend_stale(grace_seconds: float, lease_seconds: float, takeover_seco
 
 async def purge_finished(older_than_seconds: float) -> int:
     """Bounded retention: succeeded and canceled jobs are kept for a while for inspection, then
-    deleted (failed ones stay for an operator to retry)."""
+    deleted (failed ones stay for an operator to retry), in batches along the `(status,
+    finished_at)` index, one status after the other (services/core/purging.py)."""
     cutoff = clock.now() - timedelta(seconds=older_than_seconds)
-    return await Job.filter(status__in=("succeeded", "canceled"), finished_at__lt=cutoff).delete()
+    deleted = 0
+    for status in ("succeeded", "canceled"):
+        deleted += await delete_in_batches(Job.filter(status=status, finished_at__lt=cutoff), "finished_at")
+    return deleted

@@ -1,12 +1,13 @@
 """Housekeeping that the scheduler asks for."""
 
-from datetime import datetime, timezone
-
 from models import Session
+from services.core import clock
+from services.core.purging import delete_in_batches
 
 __all__ = ["purge_expired_sessions"]
 
 
 async def purge_expired_sessions() -> int:
-    """Delete database sessions past their expiry (Redis expires its own)."""
-    return await Session.filter(expires_at__lt=datetime.now(timezone.utc)).delete()
+    """Delete database sessions past their expiry (Redis expires its own), in batches along the
+    `expires_at` index (services/core/purging.py)."""
+    return await delete_in_batches(Session.filter(expires_at__lt=clock.now()), "expires_at")

@@ -20,6 +20,7 @@ from models import GatewayEvent
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData
+from services.core.purging import delete_in_batches
 from services.payments import get_provider, is_registered
 from services.payments.stripe.provider import PROVIDER_ID
 
@@ -47,8 +48,10 @@ async def receive_event(payload: bytes, signature: str | None) -> bool:
 
 
 async def purge_handled(kept: float = KEPT_SECONDS) -> int:
-    """Handled events older than `kept` seconds deleted; answers how many."""
-    return await GatewayEvent.filter(handled_at__lt=clock.now() - timedelta(seconds=kept)).delete()
+    """Handled events older than `kept` seconds deleted, in batches along the `handled_at` index
+    (services/core/purging.py); answers how many."""
+    return await delete_in_batches(GatewayEvent.filter(handled_at__lt=clock.now() - timedelta(seconds=kept)),
+                                   "handled_at")
 
 
 def _verified(payload: bytes, signature: str | None) -> dict:
