@@ -2,7 +2,10 @@
 region or currency, within the sales channels of the request's publishable
 API key, if any (app/web/publishable_keys.py). `POST /store/products/search` answers `{hits}`
 (Medusa v1's search route) from the database's own full-text index, ranked
-(services/catalog/search.py)."""
+(services/catalog/search.py). A search's answer is kept by the catalogue's version, as the product
+reads' are (app/web/store_cache.py): the same words, page and publishable key are answered again
+without searching until the catalogue changes; not with an outside search engine (a plugin's),
+which indexes on its own time."""
 
 from typing import Annotated
 
@@ -13,7 +16,9 @@ from app.web.auth import customer_id
 from app.web.publishable_keys import key_scope
 from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
 from app.web.responses import json
-from app.web.store_cache import cached
+from app.web.answer_cache import kept
+from app.web.publishable_keys import HEADER as KEY_HEADER
+from app.web.store_cache import cached, shared_version
 from app.shapes.products import dump_products
 from app.web.serialize import COLUMNS
 from app.web.validation import Body, max_length, parse_body
@@ -21,6 +26,7 @@ from models import Product
 from services.catalog.products import StoreProductFilter, get_store_product, list_store_products
 from services.catalog.version_reads import product_version
 from services.catalog.search import search_store_products, search_terms
+from services.catalog.search_engines import outside_engine
 from services.core.listing import FindConfig
 
 bp = Blueprint("store_products", url_prefix="/products")
@@ -88,6 +94,13 @@ async def list_(request: Request):
 @bp.post("/search")
 async def search(request: Request):
     body = parse_body(request, Search)
+    if outside_engine():
+        return await _search(request, body)
+    key = repr((body.q, body.offset, body.limit, request.headers.get(KEY_HEADER, "")))
+    return await kept(request, await shared_version(product_version)(), key, lambda: _search(request, body), {})
+
+
+async def _search(request: Request, body: Search):
     limit = min(body.limit, MAX_HITS)
     config = FindConfig(limit=limit, offset=body.offset, order=(("title", False), ("id", False)),
                         relations=DEFAULT_RELATIONS)

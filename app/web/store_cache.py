@@ -27,7 +27,7 @@ from app.web.auth import customer_id, has_customer_credentials
 from app.web.publishable_keys import HEADER as KEY_HEADER
 from services.catalog.version_reads import catalogue_version
 
-__all__ = ["cached", "PRIVATE"]
+__all__ = ["cached", "shared_version", "PRIVATE"]
 
 PRIVATE = "private, no-store"
 _SHARED: dict[Callable[[], Awaitable[str]], SharedRead[str]] = {}
@@ -44,11 +44,16 @@ async def _personal_products(request: Request) -> bool:
     return has_customer_credentials(request) and await customer_id(request) is not None
 
 
+def shared_version(version: Callable[[], Awaitable[str]]) -> SharedRead[str]:
+    """The one shared read of `version` every route of this process uses."""
+    return _SHARED.setdefault(version, SharedRead(version))
+
+
 def cached(version: Callable[[], Awaitable[str]] = catalogue_version, *, products: bool = False):
     """A store GET handler whose 200 answers are tagged, revalidated and kept (see the module's doc).
     `products`: the answer also depends on the publishable key and may be personal."""
     vary = "Origin, x-publishable-api-key, Authorization, Cookie" if products else "Origin"
-    shared = _SHARED.setdefault(version, SharedRead(version))  # one per version, for every route
+    shared = shared_version(version)
 
     def decorate(handler):
         @functools.wraps(handler)

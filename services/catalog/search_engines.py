@@ -13,7 +13,7 @@ from typing import Protocol
 
 from services.catalog import search_engine as database
 
-__all__ = ["SearchEngine", "configure", "search_product_ids", "matching_ids"]
+__all__ = ["SearchEngine", "configure", "outside_engine", "search_product_ids", "matching_ids"]
 
 
 class SearchEngine(Protocol):
@@ -35,6 +35,11 @@ _engine: SearchEngine | None = None  # None: the database's own
 def configure(engine: SearchEngine | None) -> None:
     global _engine
     _engine = engine
+
+
+def outside_engine() -> bool:
+    """Whether a plugin's engine searches, rather than the database's own index."""
+    return _engine is not None
 
 
 async def search_product_ids(terms: list[str], channel_ids: list[str], limit: int, offset: int, *,

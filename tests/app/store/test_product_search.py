@@ -69,6 +69,27 @@ async def test_the_index_follows_a_title_change_and_a_delete(client, seeded, adm
     assert (await search(client, {"q": "hoodie"}))["hits"] == []
 
 
+async def test_a_search_asked_again_is_answered_after_one_statement_until_the_catalogue_changes(
+        client, seeded, admin_headers):
+    # Given a search answered once
+    first = await client.post("/store/products/search", json={"q": "hoodie", "limit": 5})
+    # When the same search is asked again
+    async with count_queries() as statements:
+        again = await client.post("/store/products/search", json={"q": "hoodie", "limit": 5})
+    # I expect the same bytes after reading the catalogue's version only
+    assert again.status_code == 200 and again.content == first.content
+    assert len(statements) == 1 and "catalogue_version" in statements[0], statements
+    # and another page, or another key's channels, searched on their own
+    other = await client.post("/store/products/search", json={"q": "hoodie", "limit": 5, "offset": 1})
+    assert other.status_code == 200 and other.json()["offset"] == 1
+    # and a change to the catalogue seen by the next search
+    r = await client.post("/admin/products/prod_hoodie", json={"title": "Medusa Parka"}, headers=admin_headers)
+    assert r.status_code == 200, r.text
+    assert [h["title"] for h in (await search(client, {"q": "parka"}))["hits"]] == ["Medusa Parka"]
+    assert [h["title"] for h in (await search(client, {"q": "hoodie", "limit": 5}))["hits"]] != \
+        [h["title"] for h in first.json()["hits"]]
+
+
 async def test_a_search_takes_the_same_statements_for_one_hit_or_ten(client, seeded):
     await search(client, {"q": "cap"})  # the store's default channel, read once and kept
     counts = []
