@@ -14,7 +14,7 @@ from services.core.errors import InvalidData
 
 __all__ = [
     "Column", "STATIC_COLUMNS", "PriceColumn", "OptionColumn", "ImageColumn", "ChannelColumn", "Ignored",
-    "read_header", "detect_delimiter", "parse_failure", "to_minor", "from_minor", "csv_line",
+    "read_header", "detect_delimiter", "parse_failure", "to_minor", "from_minor", "cells_text", "csv_line",
     "REQUIRED_HEADER",
 ]
 
@@ -231,8 +231,14 @@ def _cell(value: str) -> str:
     return value
 
 
+def cells_text(cells: list[str]) -> str:
+    """Cells of Medusa's export, `;`-separated and quoted where they must be: a line's part (each
+    cell is quoted on its own, so parts joined by `;` are the whole line's text)."""
+    if not _QUOTED.search("".join(cells)):  # most parts quote nothing: one search, not one a cell
+        return ";".join(cells)
+    return ";".join([_cell(c) for c in cells])
+
+
 def csv_line(cells: list[str]) -> str:
     """One line of Medusa's export: `;`-separated, ended by CRLF."""
-    if not _QUOTED.search("".join(cells)):  # most lines quote nothing: one search, not one a cell
-        return ";".join(cells) + "\r\n"
-    return ";".join([_cell(c) for c in cells]) + "\r\n"
+    return cells_text(cells) + "\r\n"
