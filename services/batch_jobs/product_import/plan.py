@@ -22,7 +22,7 @@ from models import (
     Image, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag, ProductType,
     ProductVariant, SalesChannel,
 )
-from models.ids import PREFIXES, new_id
+from models.ids import PREFIXES, new_ids
 from services.batch_jobs.product_import.rows import ImportRow
 from services.catalog.product_rules import PRODUCT_DEFAULTS, VARIANT_DEFAULTS
 
@@ -36,6 +36,7 @@ VARIANT_FIELDS = (
     "title", "sku", "barcode", "inventory_quantity", "allow_backorder", "manage_inventory", "weight", "length",
     "width", "height", "hs_code", "origin_country", "mid_code", "material",
 )
+_ID_BATCH = 256  # ids made at a time for one kind of row (models.ids.new_ids)
 # An empty cell leaves these as they are (or at their default for a new row): they cannot be empty.
 _KEPT_WHEN_EMPTY = {"title", "status", "discountable", "inventory_quantity", "allow_backorder", "manage_inventory"}
 
@@ -83,9 +84,15 @@ class Plan:
     new_products: dict[str, tuple[str, ...]] = field(default_factory=dict)  # handle -> option titles
     dry: bool = False  # counted, never written: rows need no real ids
     _planned: Iterator[int] = field(default_factory=count)
+    _ids: dict[str, list[str]] = field(default_factory=dict)  # prefix -> ids made and not yet given, last first
 
     def new_id(self, prefix: str) -> str:
-        return f"{prefix}_planned{next(self._planned)}" if self.dry else new_id(prefix)
+        if self.dry:
+            return f"{prefix}_planned{next(self._planned)}"
+        ids = self._ids.get(prefix)
+        if not ids:
+            ids = self._ids[prefix] = new_ids(prefix, _ID_BATCH)[::-1]
+        return ids.pop()
 
 
 class _Refs:
