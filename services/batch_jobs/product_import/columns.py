@@ -198,19 +198,27 @@ def _exponent(currency: str) -> int:
     return 0 if currency.lower() in ZERO_DECIMAL else 2
 
 
+_PLAIN_AMOUNT = re.compile(r"([0-9]+)(?:\.([0-9]*))?")
+_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+
+
 def to_minor(text: str, currency: str) -> int:
     """`19.99` (or `19,99`) in `currency` as minor units (1999), rounded half up; ValueError when
     it is not a non-negative amount."""
     cleaned = text.strip().replace(" ", "")
-    if re.fullmatch(r"\d+,\d{1,2}", cleaned):  # a decimal comma, as European spreadsheets write it
+    if _DECIMAL_COMMA.fullmatch(cleaned):  # a decimal comma, as European spreadsheets write it
         cleaned = cleaned.replace(",", ".")
+    exponent = _exponent(currency)
+    plain = _PLAIN_AMOUNT.fullmatch(cleaned)
+    if plain and len(plain.group(2) or "") <= exponent:  # most cells: exact in whole numbers, nothing to round
+        return int(plain.group(1)) * 10**exponent + int((plain.group(2) or "").ljust(exponent, "0") or 0)
     try:
         amount = Decimal(cleaned)
     except InvalidOperation:
         raise ValueError(text) from None
     if not amount.is_finite() or amount < 0:
         raise ValueError(text)
-    return int((amount.scaleb(_exponent(currency))).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return int((amount.scaleb(exponent)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def from_minor(amount: int, currency: str) -> str:
