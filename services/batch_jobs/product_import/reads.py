@@ -19,7 +19,7 @@ from tortoise.models import Model
 
 from services.core.sql import timestamp_converter
 
-__all__ = ["where_in"]
+__all__ = ["where_in", "table_rows_in"]
 
 _KEYS = {"postgres": ('unnest($1::text[]) AS "k"("v")', '"k"."v"'), "sqlite": ('json_each(?1) AS "k"', '"k"."value"')}
 
@@ -45,10 +45,7 @@ async def where_in(
     them; other columns come as the driver gives them (text and integers, as the ORM's)."""
     if not values:
         return []
-    db = model._meta.db
-    dialect = db.capabilities.dialect
-    text = _statement(dialect, model._meta.db_table, tuple(columns), column, live, tuple(order))
-    _, rows = await db.execute_query(text, [list(values) if dialect == "postgres" else json.dumps(list(values))])
+    rows = await table_rows_in(model._meta.db, model._meta.db_table, column, values, columns, live=live, order=order)
     times = _timestamps(model, tuple(columns))
     if not times:
         return [tuple(row) for row in rows]
@@ -59,6 +56,20 @@ async def where_in(
             row[i] = convert(row[i])
         out.append(tuple(row))
     return out
+
+
+async def table_rows_in(
+    db, table: str, column: str, values: Collection[str], columns: Sequence[str], *, live: bool = False,
+    order: Sequence[str] = (),
+) -> list:
+    """`where_in` for a table without a model of its own (a many-to-many link table) on `db`, the
+    caller's connection: the driver's rows, nothing converted."""
+    if not values:
+        return []
+    dialect = db.capabilities.dialect
+    text = _statement(dialect, table, tuple(columns), column, live, tuple(order))
+    _, rows = await db.execute_query(text, [list(values) if dialect == "postgres" else json.dumps(list(values))])
+    return rows
 
 
 def _timestamps(model: type[Model], columns: tuple[str, ...]) -> list[tuple[int, object]]:

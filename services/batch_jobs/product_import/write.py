@@ -14,6 +14,7 @@ from tortoise import connections
 from tortoise.backends.base.client import BaseDBAsyncClient
 
 from services.batch_jobs.product_import.plan import PRODUCT_FIELDS, VARIANT_FIELDS, Plan
+from services.batch_jobs.product_import.reads import table_rows_in
 from services.core.sql import bulk_update, bulk_upsert, numbered, question_marks
 from services.inventory.switch_on import variants_changed
 
@@ -94,10 +95,18 @@ async def write_plan(plan: Plan, connection: BaseDBAsyncClient) -> None:
     await sql.insert("money_amount", ("id", "variant_id", "currency_code", "region_id", "amount"), plan.price_inserts)
     created = {p["id"] for p in plan.product_inserts}
     for table, by_product in plan.links.items():
-        await sql.delete_links(table, [p for p in by_product if p not in created])
+        column = _LINK_COLUMNS[table]
+        # A product's links are replaced only where they differ from the line's: rewriting the same
+        # links (a re-imported file) would fire their triggers and rebuild the products' search documents.
+        have: dict[str, set[str]] = {}
+        kept = [p for p in by_product if p not in created]
+        for product_id, id_ in await table_rows_in(connection, table, "product_id", kept, ("product_id", column)):
+            have.setdefault(product_id, set()).add(id_)
+        changed = {p: ids for p, ids in by_product.items() if p in created or have.get(p, set()) != set(ids)}
+        await sql.delete_links(table, [p for p in changed if p not in created])
         await sql.insert(
-            table, ("product_id", _LINK_COLUMNS[table]),
-            [(product_id, id_) for product_id, ids in by_product.items() for id_ in ids], stamped=False,
+            table, ("product_id", column), [(product_id, id_) for product_id, ids in changed.items() for id_ in ids],
+            stamped=False,
         )
     # INVENTORY_LOCATIONS on: the new variants get their items, a new quantity its default-location stock.
     await variants_changed([v["id"] for v in plan.variant_inserts] + [variant_id for variant_id, _ in plan.variant_updates])

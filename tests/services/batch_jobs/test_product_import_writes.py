@@ -3,7 +3,7 @@ and a line's price replaces only the variant's own price of that kind."""
 
 import pytest
 
-from models import MoneyAmount, PriceList, ProductVariant, Region
+from models import MoneyAmount, PriceList, Product, ProductVariant, Region
 from services.batch_jobs.lifecycle import run_pre_processing, run_processing
 from tests.conftest import BACKEND, count_queries
 from tests.services.batch_jobs.test_product_import import (  # noqa: F401 (fixtures)
@@ -61,3 +61,22 @@ async def test_a_lines_price_replaces_only_the_variants_own_price_of_that_kind(f
     assert sorted((p[1:] for p in prices), key=repr) == sorted([("usd", None, 2500), ("eur", eu.id, 1850)] + [
         (p.currency_code, p.region_id, p.amount) for p in kept], key=repr)
     assert {p.id for p in kept} <= {p[0] for p in prices}
+
+
+async def test_a_file_imported_again_rewrites_only_the_links_that_changed(files, admin, eu):
+    # Given three shirts imported, tagged and pictured
+    await run_to_the_end((await import_job(admin.id, catalogue("tee", 3))).id)
+    # When the file comes again with the first shirt's tags changed
+    again = csv_bytes([shirt(size, f"tee-{n}-{size}", **{
+        "Product Handle": f"tee-{n}", "Product Tags": "cotton,silk" if n == 0 else f"cotton,tag-{n % 7}",
+        "Image 1 Url": f"https://img.test/tee-{n}.png", "Image 2 Url": "",
+    }) for n in range(3) for size in ("S", "M", "L", "XL")])
+    ran = await statements_of_processing(admin, again)
+    # I expect its tags to be the file's, the others' links untouched: one product's tags rewritten
+    tags = {p.handle: sorted(t.value for t in await p.tags.all()) for p in await Product.all()}
+    assert tags == {"tee-0": ["cotton", "silk"], "tee-1": ["cotton", "tag-1"], "tee-2": ["cotton", "tag-2"]}
+    writes = [q for q in ran if q.startswith(("DELETE", "INSERT", "COPY"))
+              and ('"product_tags"' in q or '"product_images"' in q)]
+    assert [w.split(" (")[0].split(" WHERE")[0] for w in writes] == [
+        'DELETE FROM "product_tags"', 'INSERT INTO "product_tags"']
+    assert (await Product.get(handle="tee-0")).id in writes[0]
