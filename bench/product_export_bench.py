@@ -7,8 +7,8 @@ process's CPU seconds and its peak memory before and after the export.
 
 The big shop's catalogue (20,000 products with 100,000 variants, prices in two currencies and a
 region, options, images, tags, collections, the sales channel) is exported as it is: nothing is
-added. Peak memory should not move with the catalogue's size: the export holds one page of
-products at a time. The file's MD5 is printed, so two versions of the code can be shown to
+added (`--batch-size N`: only the newest N products). Peak memory should not move with the
+number exported: the export holds one page of products at a time. The file's MD5 is printed, so two versions of the code can be shown to
 write the same file. The runs are called directly, as an actor would; the broker is the
 in-memory one.
 """
@@ -27,7 +27,7 @@ from app.config import Settings
 from bench.in_process import open_store, peak_rss_mb
 
 
-async def run(settings: Settings) -> dict:
+async def run(settings: Settings, batch_size: int | None) -> dict:
     from app.shapes.completion import ApiAnswers
     from models import BatchJob
     from services import files, setup
@@ -36,7 +36,7 @@ async def run(settings: Settings) -> dict:
     async with open_store(settings):
         setup.configure(settings, answers=ApiAnswers())  # as the worker process starts
         rss_before = peak_rss_mb()
-        job = await create_batch_job("bench", "product-export", {})
+        job = await create_batch_job("bench", "product-export", {"batch_size": batch_size} if batch_size else {})
         started, cpu = time.perf_counter(), time.process_time()
         await run_pre_processing(job.id)
         pre_seconds = time.perf_counter() - started
@@ -63,10 +63,11 @@ async def run(settings: Settings) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args()
+    parser.add_argument("--batch-size", type=int, help="export only the newest N products (memory should not move with N)")
+    args = parser.parse_args()
     settings = Settings.from_env()
     settings = replace(settings, file_storage_dir=tempfile.mkdtemp(prefix="export-bench-"))
-    result = asyncio.run(run(settings))
+    result = asyncio.run(run(settings, args.batch_size))
     width = max(len(k) for k in result)
     for key, value in result.items():
         print(f"{key:<{width}}  {value}")
