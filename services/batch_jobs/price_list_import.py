@@ -22,6 +22,7 @@ from models import Currency, MoneyAmount, PriceList, ProductVariant, Region
 from models.ids import PREFIXES, new_ids
 from services.batch_jobs.product_import import strategy as product_import
 from services.batch_jobs.product_import.columns import parse_failure, to_minor
+from services.batch_jobs.product_import.reads import where_in
 from services.batch_jobs.product_import.rows import open_rows
 from services.batch_jobs.product_import.write import StampedRows
 from services.batch_jobs.runs import JobRun
@@ -148,12 +149,9 @@ def _chunks(header: list[str | _Price], lines: Iterator[tuple[int, list[str]]], 
 async def _resolve(rows: list[_Row]) -> list[tuple[_Row, str]]:
     """The good lines with their variant's id; a line naming no live variant gets its error."""
     good = [r for r in rows if not r.errors]
-    ids = set(await ProductVariant.filter(
-        id__in=fitting(ProductVariant, [r.variant_id for r in good if r.variant_id]), deleted_at=None,
-    ).values_list("id", flat=True))
-    skus = dict(await ProductVariant.filter(
-        sku__in=list({r.sku for r in good if not r.variant_id}), deleted_at=None,
-    ).values_list("sku", "id"))
+    ids = {found for found, in await where_in(
+        ProductVariant, "id", set(fitting(ProductVariant, [r.variant_id for r in good if r.variant_id])), ("id",))}
+    skus = dict(await where_in(ProductVariant, "sku", {r.sku for r in good if not r.variant_id}, ("sku", "id")))
     found = []
     for row in good:
         if row.variant_id and row.variant_id not in ids:
