@@ -16,14 +16,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from tortoise.expressions import Q, Subquery
-from tortoise.functions import Count
 from tortoise.queryset import QuerySet
 
-from models import MoneyAmount, Product, Region
+from models import Product, Region
 from services.batch_jobs.runs import JobRun
 from services.core.errors import InvalidData
 from services.files import storage
-from services.batch_jobs.product_export_reads import PRODUCT_COLUMNS, ProductRows, read_page
+from services.batch_jobs.product_export_reads import PRODUCT_COLUMNS, ProductRows, read_page, read_shape
 from services.batch_jobs.product_import.columns import STATIC_COLUMNS, Column, cells_text, csv_line, from_minor
 
 __all__ = ["TYPE", "PAGE_SIZE", "prepare", "pre_process", "process", "export_key"]
@@ -136,27 +135,16 @@ async def _shape(context: dict, run: JobRun) -> Shape:
     async for page in _pages(context, _SHAPE_PAGE, ()):
         ids = [p["id"] for p in page]
         shape.count += len(ids)
-        for counts in await Product.filter(id__in=ids).annotate(
-            o=Count("options", distinct=True, _filter=Q(options__deleted_at=None)),
-            i=Count("images", distinct=True, _filter=Q(images__deleted_at=None)),
-            c=Count("sales_channels", distinct=True, _filter=Q(sales_channels__deleted_at=None)),
-        ).values("o", "i", "c"):
-            shape.options = max(shape.options, counts["o"])
-            shape.images = max(shape.images, counts["i"])
-            shape.channels = max(shape.channels, counts["c"])
-        keys |= set(await _plain_prices(MoneyAmount.filter(
-            variant__product_id__in=ids, variant__deleted_at=None
-        )).distinct().values_list("currency_code", "region_id"))
+        (options, images, channels), prices = await read_shape(ids)
+        shape.options, shape.images = max(shape.options, options), max(shape.images, images)
+        shape.channels = max(shape.channels, channels)
+        keys |= prices
         await run.beat()
     regions = {r.id: r for r in await Region.filter(id__in={r for _, r in keys if r}, deleted_at=None)}
     shape.prices = sorted({(c, None) for c, r in keys if r is None}) + sorted(
         ((regions[r].currency_code, regions[r]) for _, r in keys if r in regions), key=lambda p: (p[1].name, p[1].id)
     )
     return shape
-
-
-def _plain_prices(qs: QuerySet) -> QuerySet:
-    return qs.filter(price_list_id=None, min_quantity=None, max_quantity=None, deleted_at=None)
 
 
 def _price_header(currency: str, region: Region | None) -> str:

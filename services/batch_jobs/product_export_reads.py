@@ -6,12 +6,15 @@ and with the same statements whatever the page's size: a page of 1,000 products 
   parameter (an array on PostgreSQL, a JSON list on SQLite), so its text is the same for every
   page and nothing is built value by value (the ORM's IN lists of 5,000 variant ids cost over a
   quarter of the export's time); two run at a time;
-- three ORM queries for the few collections, types and profiles the page names.
+- three ORM queries for the few collections, types and profiles the page names;
+- and, for the file's header, before any line is written, two statements a page of what the
+  header needs (`read_shape`).
 
 Each relation is read as the API's prefetch reads it (services/core/listing.py's `prefetches`):
 live rows only, in the related model's RELATION_ORDER (variants by rank, the rest by creation,
 then id), so the file is the one the prefetched products gave;
-tests/services/batch_jobs/test_product_export_reads.py holds the two equal on both backends."""
+tests/services/batch_jobs/test_product_export_reads.py holds the two equal on both backends, and
+the header's needs equal the ORM's counts."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 from models import Product, ProductCollection, ProductType, ShippingProfile
 from services.batch_jobs.product_import.columns import STATIC_COLUMNS
 
-__all__ = ["PRODUCT_COLUMNS", "VARIANT_COLUMNS", "ProductRows", "VariantRows", "read_page"]
+__all__ = ["PRODUCT_COLUMNS", "VARIANT_COLUMNS", "ProductRows", "VariantRows", "read_page", "read_shape"]
 
 # The product's own columns the file prints, and the keys of what it prints beside them.
 PRODUCT_COLUMNS = (
@@ -84,14 +87,43 @@ _READS = {
                  'JOIN "sales_channel" "c" ON "c"."id" = "j"."sales_channel_id" '
                  'WHERE "c"."deleted_at" IS NULL ORDER BY "c"."created_at", "c"."id"'),
 }
+# What the file's header needs of a page: the most live options, images and channels a product
+# has, and the kinds of plain price its live variants have.
+_SHAPE_READS = {
+    "most": ('SELECT MAX((SELECT COUNT(*) FROM "product_option" "o" WHERE "o"."product_id" = "k"."id" '
+             'AND "o"."deleted_at" IS NULL)), '
+             'MAX((SELECT COUNT(*) FROM "product_images" "j" JOIN "image" "i" ON "i"."id" = "j"."image_id" '
+             'WHERE "j"."product_id" = "k"."id" AND "i"."deleted_at" IS NULL)), '
+             'MAX((SELECT COUNT(*) FROM "product_sales_channel" "j" JOIN "sales_channel" "c" '
+             'ON "c"."id" = "j"."sales_channel_id" WHERE "j"."product_id" = "k"."id" AND "c"."deleted_at" IS NULL)) '
+             'FROM {keys}'),
+    "price_kinds": ('SELECT DISTINCT "m"."currency_code", "m"."region_id" '
+                    f'FROM {{keys}} {_LIVE_VARIANTS} JOIN "money_amount" "m" ON "m"."variant_id" = "v"."id" '
+                    'WHERE "m"."deleted_at" IS NULL AND "m"."price_list_id" IS NULL AND "m"."min_quantity" IS NULL '
+                    'AND "m"."max_quantity" IS NULL'),
+}
 _STATEMENTS: dict[str, dict[str, str]] = {}
 _SIDE_BY_SIDE = 2  # statements a page reads at once
 
 
 def _statements(dialect: str) -> dict[str, str]:
     if dialect not in _STATEMENTS:
-        _STATEMENTS[dialect] = {name: text.format(keys=_KEYS[dialect]) for name, text in _READS.items()}
+        _STATEMENTS[dialect] = {name: text.format(keys=_KEYS[dialect])
+                                for name, text in (*_READS.items(), *_SHAPE_READS.items())}
     return _STATEMENTS[dialect]
+
+
+async def read_shape(ids: list[str]) -> tuple[tuple[int, int, int], set[tuple[str, str | None]]]:
+    """For the products `ids`: the most live options, images and sales channels one of them has,
+    and the (currency, region) of their live variants' plain prices. Two statements."""
+    if not ids:
+        return (0, 0, 0), set()
+    db = Product._meta.db
+    dialect = db.capabilities.dialect
+    statements, value = _statements(dialect), [ids if dialect == "postgres" else json.dumps(ids)]
+    (_, most), (_, prices) = await asyncio.gather(
+        db.execute_query(statements["most"], value), db.execute_query(statements["price_kinds"], value))
+    return tuple(n or 0 for n in most[0]), {(currency, region_id) for currency, region_id in prices}
 
 
 async def read_page(products: list[dict]) -> list[ProductRows]:

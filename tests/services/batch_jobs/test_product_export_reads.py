@@ -12,14 +12,17 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from tortoise.expressions import Q
+from tortoise.functions import Count
+
 from models import (
-    Image, MoneyAmount, PriceList, Product, ProductCollection, ProductOptionValue, ProductTag, ProductType,
-    ProductVariant, Region,
+    Image, MoneyAmount, PriceList, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag,
+    ProductType, ProductVariant, Region,
 )
 from services.batch_jobs import product_export
 from services.batch_jobs.lifecycle import create_batch_job
 from services.batch_jobs.product_export_reads import (
-    PRODUCT_COLUMNS, VARIANT_COLUMNS, ProductRows, VariantRows, read_page,
+    PRODUCT_COLUMNS, VARIANT_COLUMNS, ProductRows, VariantRows, read_page, read_shape,
 )
 from services.batch_jobs.product_import.columns import STATIC_COLUMNS, csv_line, from_minor
 from services.core.listing import prefetches
@@ -198,3 +201,30 @@ async def test_a_page_costs_the_same_statements_whatever_its_products(seeded):
         counts.append(len(ran))
     # one a relation: ten at most (none for a kind of row no product of the page has: types here)
     assert counts == [9, 9, 9]
+
+
+async def orm_shape(ids: list[str]) -> tuple[tuple[int, int, int], set]:
+    """The header's needs as the export read them through the ORM before it had its reader."""
+    most = [0, 0, 0]
+    for counts in await Product.filter(id__in=ids).annotate(
+        o=Count("options", distinct=True, _filter=Q(options__deleted_at=None)),
+        i=Count("images", distinct=True, _filter=Q(images__deleted_at=None)),
+        c=Count("sales_channels", distinct=True, _filter=Q(sales_channels__deleted_at=None)),
+    ).values("o", "i", "c"):
+        most = [max(most[0], counts["o"]), max(most[1], counts["i"]), max(most[2], counts["c"])]
+    prices = set(await MoneyAmount.filter(
+        variant__product_id__in=ids, variant__deleted_at=None, price_list_id=None, min_quantity=None,
+        max_quantity=None, deleted_at=None,
+    ).distinct().values_list("currency_code", "region_id"))
+    return tuple(most), prices
+
+
+async def test_the_header_needs_what_the_orm_counted(seeded):
+    await vary()
+    ids = await newest_first()
+    await ProductOption.create(product_id="prod_t_shirt", title="Fit")  # the most options: 2
+    await ProductOption.create(product_id="prod_t_shirt", title="Gone", deleted_at=datetime.now(timezone.utc))
+    for some in (ids, ids[:1], ["prod_t_shirt"], ["prod_none"]):
+        assert await read_shape(some) == await orm_shape(some)
+    (options, images, channels), prices = await read_shape(ids)
+    assert (options, images, channels) == (2, 2, 1) and len(prices) == 3  # usd, eur, and the EU region's
