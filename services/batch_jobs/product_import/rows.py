@@ -89,13 +89,13 @@ class Layout:
         names: dict[int, str] = {}
         values: dict[int, tuple[str, str]] = {}
         channels: dict[int, dict[str, str]] = {}
-        for (kind, spec, stripped, target, attribute, limit), raw in zip(self._columns, cells):
+        for (kind, spec, stripped, of_product, attribute, limit), raw in zip(self._columns, cells):
             value = raw.strip() if stripped else raw
             if "\x00" in value:
                 errors.append(f"{spec.header} contains a NUL character")
                 continue
             if kind == _STRING:  # text as it is: no conversion, at most a length to check
-                target = row.product if target else row.variant
+                target = row.product if of_product else row.variant
                 if value == "":
                     target[attribute] = None
                 else:
