@@ -79,7 +79,8 @@ _READS = {
     "tags": ('SELECT "j"."product_id", "t"."value" FROM {keys} JOIN "product_tags" "j" ON "j"."product_id" = "k"."id" '
              'JOIN "product_tag" "t" ON "t"."id" = "j"."product_tag_id" '
              'WHERE "t"."deleted_at" IS NULL ORDER BY "t"."created_at", "t"."id"'),
-    "images": ('SELECT "j"."product_id", "i"."url" FROM {keys} JOIN "product_images" "j" ON "j"."product_id" = "k"."id" '
+    "images": ('SELECT "j"."product_id", "i"."url" FROM {keys} '
+               'JOIN "product_images" "j" ON "j"."product_id" = "k"."id" '
                'JOIN "image" "i" ON "i"."id" = "j"."image_id" '
                'WHERE "i"."deleted_at" IS NULL ORDER BY "i"."created_at", "i"."id"'),
     "channels": ('SELECT "j"."product_id", "c"."id", "c"."name", "c"."description" FROM {keys} '

@@ -226,8 +226,8 @@ def _logged(statement: str) -> str:
     return statement
 
 
-# Rows from which a PostgreSQL bulk write goes through COPY into a temporary table, then one
-# INSERT … SELECT, rather than one INSERT over arrays of its columns (`unnest`). Measured on
+# Rows from which a PostgreSQL bulk write goes through COPY (for an upsert into a temporary table,
+# then one INSERT … SELECT), rather than one INSERT over arrays of its columns (`unnest`). Measured on
 # `line_item` (25 columns), inserting / updating every row, unnest against COPY: 50 rows 10/11
 # against 12/14 ms; 200 rows 13/22 against 11/18 ms; 1,000 rows 89/99 against 63/59 ms; 20,000
 # rows 1.2/1.6 against 0.3/0.4 s.
@@ -263,8 +263,8 @@ async def bulk_upsert(
     PostgreSQL: one INSERT over an array per column (`unnest`), cast to the table's own types; from
     `copy_from` rows (`COPY_FROM_ROWS` unless given), COPY (asyncpg's binary
     `copy_records_to_table`), which sends less and parses nothing per row: a plain insert straight
-    into the table, an upsert into a temporary table and one INSERT … SELECT from it. SQLite: INSERTs of as many rows as its 999 parameters allow (each statement
-    costs a journal of its own)."""
+    into the table, an upsert into a temporary table and one INSERT … SELECT from it. SQLite:
+    INSERTs of as many rows as its 999 parameters allow (each statement costs a journal of its own)."""
     if not rows:
         return 0
     columns = list(columns)
@@ -293,7 +293,8 @@ async def bulk_upsert(
         if len(rows) < (COPY_FROM_ROWS if copy_from is None else copy_from):
             arrays = ", ".join(f"${i + 1}::{types[c]}[]" for i, c in enumerate(columns))
             status = await conn.execute(
-                _logged(f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays}) AS s({quoted}){same}{action}'),
+                _logged(f'INSERT INTO "{table}" ({quoted}) SELECT * FROM unnest({arrays}) AS s({quoted})'
+                        f"{same}{action}"),
                 *(list(column) for column in zip(*rows)),
             )
             return int(status.rsplit(" ", 1)[-1])
@@ -303,7 +304,8 @@ async def bulk_upsert(
             return int(status.rsplit(" ", 1)[-1])
         staged = f"bulk_{table}"
         async with conn.transaction():  # a savepoint in the caller's: a failure takes the table away too
-            await conn.execute(_logged(f'CREATE TEMPORARY TABLE "{staged}" AS SELECT {quoted} FROM "{table}" WITH NO DATA'))
+            await conn.execute(_logged(
+                f'CREATE TEMPORARY TABLE "{staged}" AS SELECT {quoted} FROM "{table}" WITH NO DATA'))
             _logged(f'COPY "{staged}" ({quoted}) FROM STDIN: {len(rows)} rows')
             await conn.copy_records_to_table(staged, records=rows, columns=columns)
             status = await conn.execute(_logged(f'INSERT INTO "{table}" ({quoted}) SELECT {quoted} FROM "{staged}" s'

@@ -25,9 +25,12 @@ _KEYS = {"postgres": ('unnest($1::text[]) AS "k"("v")', '"k"."v"'), "sqlite": ('
 
 
 @lru_cache(maxsize=None)
-def _statement(dialect: str, table: str, columns: tuple[str, ...], column: str, live: bool, order: tuple[str, ...]) -> str:
+def _statement(
+    dialect: str, table: str, columns: tuple[str, ...], column: str, live: bool, order: tuple[str, ...],
+) -> str:
     keys, key = _KEYS[dialect]
-    text = "SELECT " + ", ".join(f'"t"."{c}"' for c in columns) + f' FROM "{table}" "t" JOIN {keys} ON "t"."{column}" = {key}'
+    text = "SELECT " + ", ".join(f'"t"."{c}"' for c in columns)
+    text += f' FROM "{table}" "t" JOIN {keys} ON "t"."{column}" = {key}'
     if live:
         text += ' WHERE "t"."deleted_at" IS NULL'
     if order:

@@ -68,7 +68,8 @@ class StampedRows:
         """Delete the rows whose `column` is one of `ids` (and that meet `where`, marked `?`, with
         `values`): one statement written here, not built by the ORM value by value."""
         if ids:
-            text = f'DELETE FROM "{table}" WHERE "{column}" IN ({question_marks(len(ids))})' + (f" AND {where}" if where else "")
+            text = f'DELETE FROM "{table}" WHERE "{column}" IN ({question_marks(len(ids))})'
+            text += f" AND {where}" if where else ""
             await self.connection.execute_query(numbered(self.connection.capabilities.dialect, text), [*ids, *values])
 
     async def delete_links(self, table: str, product_ids: list[str]) -> None:
