@@ -20,11 +20,13 @@ def catalogue(name: str, products: int, usd: str = "20") -> bytes:
 
 
 async def statements_of_processing(admin, data: bytes) -> list[str]:
-    job = await import_job(admin.id, data, chunk_size=10_000)  # one chunk
+    """The statements processing `data` in one chunk sends, but the job's own bookkeeping (its
+    heartbeat may beat once more on a slow machine)."""
+    job = await import_job(admin.id, data, chunk_size=10_000)
     await run_pre_processing(job.id)
     async with count_queries() as ran:
         assert await run_processing(job.id) == {"status": "completed"}
-    return ran
+    return [q for q in ran if '"batch_job"' not in q]
 
 
 @pytest.mark.parametrize("then", ["creates", "updates"])
