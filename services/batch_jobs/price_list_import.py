@@ -19,9 +19,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from models import Currency, MoneyAmount, PriceList, ProductVariant, Region
+from models.ids import PREFIXES, new_ids
 from services.batch_jobs.product_import import strategy as product_import
 from services.batch_jobs.product_import.columns import parse_failure, to_minor
+from services.batch_jobs.product_import.reads import where_in
 from services.batch_jobs.product_import.rows import open_rows
+from services.batch_jobs.product_import.write import StampedRows
 from services.batch_jobs.runs import JobRun
 from services.core.money import MAX_AMOUNT  # prices are BIGINT columns
 from services.catalog.price_lists import get_price_list
@@ -146,12 +149,9 @@ def _chunks(header: list[str | _Price], lines: Iterator[tuple[int, list[str]]], 
 async def _resolve(rows: list[_Row]) -> list[tuple[_Row, str]]:
     """The good lines with their variant's id; a line naming no live variant gets its error."""
     good = [r for r in rows if not r.errors]
-    ids = set(await ProductVariant.filter(
-        id__in=fitting(ProductVariant, [r.variant_id for r in good if r.variant_id]), deleted_at=None,
-    ).values_list("id", flat=True))
-    skus = dict(await ProductVariant.filter(
-        sku__in=list({r.sku for r in good if not r.variant_id}), deleted_at=None,
-    ).values_list("sku", "id"))
+    ids = {found for found, in await where_in(
+        ProductVariant, "id", set(fitting(ProductVariant, [r.variant_id for r in good if r.variant_id])), ("id",))}
+    skus = dict(await where_in(ProductVariant, "sku", {r.sku for r in good if not r.variant_id}, ("sku", "id")))
     found = []
     for row in good:
         if row.variant_id and row.variant_id not in ids:
@@ -235,14 +235,17 @@ async def process(run: JobRun) -> dict:
     return {**result, "progress": 1}
 
 
+_PRICE_COLUMNS = ("id", "price_list_id", "variant_id", "amount", "currency_code", "region_id")
+
+
 async def write_prices(price_list: PriceList, good: list[tuple[_Row, str]]) -> None:
-    new = [
-        MoneyAmount(price_list_id=price_list.id, variant_id=variant_id, amount=amount,
-                    currency_code=price.currency, region_id=price.region_id)
-        for row, variant_id in good for price, amount in row.prices
-    ]
+    """The lines' prices in the list, in the file's order, a few statements whatever their number
+    (rows, not model instances: the columns a MoneyAmount created here would have)."""
+    new = [(price_list.id, variant_id, amount, price.currency, price.region_id)
+           for row, variant_id in good for price, amount in row.prices]
     if new:
-        await MoneyAmount.bulk_create(new)
+        new = [(id_, *row) for id_, row in zip(new_ids(PREFIXES["money_amount"], len(new)), new)]
+        await StampedRows(MoneyAmount._meta.db).insert("money_amount", _PRICE_COLUMNS, new)
         await price_list.save(update_fields=["updated_at"])
 
 

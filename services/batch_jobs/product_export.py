@@ -16,28 +16,23 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from tortoise.expressions import Q, Subquery
-from tortoise.functions import Count
 from tortoise.queryset import QuerySet
 
-from models import MoneyAmount, Product, ProductVariant, Region
+from models import Product, Region
 from services.batch_jobs.runs import JobRun
 from services.core.errors import InvalidData
 from services.files import storage
-from services.core.listing import prefetches
-from services.batch_jobs.product_import.columns import STATIC_COLUMNS, Column, csv_line, from_minor
+from services.batch_jobs.product_export_reads import PRODUCT_COLUMNS, ProductRows, read_page, read_shape
+from services.batch_jobs.product_import.columns import STATIC_COLUMNS, Column, cells_text, csv_line, from_minor
 
 __all__ = ["TYPE", "PAGE_SIZE", "prepare", "pre_process", "process", "export_key"]
 
 TYPE = "product-export"
-PAGE_SIZE = 100  # products loaded (with their relations) and written at a time
+PAGE_SIZE = 1000  # products read (with the rows below them) and written at a time
 _SHAPE_PAGE = 1000
 _ORDERS = ("created_at", "updated_at", "id", "title")
 _LISTS = ("id", "status", "collection_id", "type_id", "tags", "sales_channel_id")
 _STRINGS = ("q", "handle", "title")
-_RELATIONS = (
-    "variants", "variants.prices", "variants.options", "options", "images", "tags", "type", "collection",
-    "sales_channels", "profile",
-)
 
 
 def export_key(job_id: str) -> str:
@@ -99,24 +94,25 @@ def _products(filters: dict) -> QuerySet:
     return Product.filter(id__in=Subquery(qs.values_list("id", flat=True))) if joins else qs
 
 
-async def _pages(context: dict, page_size: int, relations: tuple[str, ...]) -> AsyncIterator[list[Product]]:
-    """The products to export, in pages that follow (order column, id): stable while the
-    catalogue changes. `list_config.skip` products are passed over, `batch_size` caps the total."""
+async def _pages(context: dict, page_size: int, columns: tuple[str, ...]) -> AsyncIterator[list[dict]]:
+    """The products to export (`columns` of each, and its id), in pages that follow (order
+    column, id): stable while the catalogue changes. `list_config.skip` products are passed over,
+    `batch_size` caps the total."""
     config = context["list_config"]
     (column, direction), = config["order"].items()
     desc = direction == "DESC"
     remaining = context.get("batch_size") or float("inf")
     qs = _products(context.get("filterable_fields") or {}).order_by(*(f"-{c}" if desc else c for c in (column, "id")))
-    last: Product | None = None
+    selected = list(dict.fromkeys(("id", column, *columns)))
+    last: dict | None = None
     while remaining > 0:
         page = qs
         if last is not None:
-            op, value = ("lt" if desc else "gt"), getattr(last, column)
-            page = page.filter(Q(**{f"{column}__{op}": value}) | Q(**{column: value, f"id__{op}": last.id}))
+            op, value = ("lt" if desc else "gt"), last[column]
+            page = page.filter(Q(**{f"{column}__{op}": value}) | Q(**{column: value, f"id__{op}": last["id"]}))
         elif config.get("skip"):
             page = page.offset(config["skip"])
-        page = page.limit(int(min(page_size, remaining)))
-        rows = await (page.prefetch_related(*prefetches(Product, relations)) if relations else page)
+        rows = await page.limit(int(min(page_size, remaining))).values(*selected)
         if not rows:
             return
         yield rows
@@ -137,29 +133,18 @@ class Shape:
 async def _shape(context: dict, run: JobRun) -> Shape:
     shape, keys = Shape(), set()
     async for page in _pages(context, _SHAPE_PAGE, ()):
-        ids = [p.id for p in page]
+        ids = [p["id"] for p in page]
         shape.count += len(ids)
-        for counts in await Product.filter(id__in=ids).annotate(
-            o=Count("options", distinct=True, _filter=Q(options__deleted_at=None)),
-            i=Count("images", distinct=True, _filter=Q(images__deleted_at=None)),
-            c=Count("sales_channels", distinct=True, _filter=Q(sales_channels__deleted_at=None)),
-        ).values("o", "i", "c"):
-            shape.options = max(shape.options, counts["o"])
-            shape.images = max(shape.images, counts["i"])
-            shape.channels = max(shape.channels, counts["c"])
-        keys |= set(await _plain_prices(MoneyAmount.filter(
-            variant__product_id__in=ids, variant__deleted_at=None
-        )).distinct().values_list("currency_code", "region_id"))
+        (options, images, channels), prices = await read_shape(ids)
+        shape.options, shape.images = max(shape.options, options), max(shape.images, images)
+        shape.channels = max(shape.channels, channels)
+        keys |= prices
         await run.beat()
     regions = {r.id: r for r in await Region.filter(id__in={r for _, r in keys if r}, deleted_at=None)}
     shape.prices = sorted({(c, None) for c, r in keys if r is None}) + sorted(
         ((regions[r].currency_code, regions[r]) for _, r in keys if r in regions), key=lambda p: (p[1].name, p[1].id)
     )
     return shape
-
-
-def _plain_prices(qs: QuerySet) -> QuerySet:
-    return qs.filter(price_list_id=None, min_quantity=None, max_quantity=None, deleted_at=None)
 
 
 def _price_header(currency: str, region: Region | None) -> str:
@@ -184,44 +169,48 @@ def _text(value) -> str:
     return str(value)
 
 
-def _static(column: Column, product: Product, variant: ProductVariant | None) -> str:
+def _product_cell(column: Column, rows: ProductRows) -> str:
     attribute = column.attribute
     if column.entity is None:  # Product Profile Name / Type
-        profile = product.profile
-        return _text(profile and (profile.name if column.header.endswith("Name") else profile.type))
-    if column.entity == "variant":
-        return _text(getattr(variant, attribute)) if variant is not None else ""
+        profile = rows.profile
+        return _text(profile and (profile["name"] if column.header.endswith("Name") else profile["type"]))
     if attribute in ("collection_title", "collection_handle"):
-        return _text(product.collection and getattr(product.collection, attribute.split("_")[1]))
+        return _text(rows.collection and rows.collection[attribute.split("_")[1]])
     if attribute == "type":
-        return _text(product.type and product.type.value)
+        return _text(rows.type)
     if attribute == "tags":
-        return ",".join(t.value for t in product.tags.related_objects)
-    return _text(getattr(product, attribute))
+        return ",".join(rows.tags)
+    return _text(rows.product[attribute])
 
 
-def _lines(product: Product, shape: Shape) -> list[str]:
-    options = list(product.options.related_objects)
-    images = [i.url for i in product.images.related_objects]
-    channels = list(product.sales_channels.related_objects)
+# Medusa's static columns are the product's, then the variant's (a line is the two parts joined).
+_PRODUCT_PART = [c for c in STATIC_COLUMNS if c.entity != "variant"]
+_VARIANT_PART = [c.attribute for c in STATIC_COLUMNS if c.entity == "variant"]
+
+
+def _lines(rows: ProductRows, shape: Shape) -> list[str]:
+    """The product's lines, one a variant (one for a product without variants). What does not
+    change from one variant to the next (the product's cells, its images and channels) is
+    written once."""
+    options = rows.options
+    head = cells_text([_product_cell(c, rows) for c in _PRODUCT_PART])
+    images = [rows.images[i] if i < len(rows.images) else "" for i in range(shape.images)]
+    channels = []
+    for i in range(shape.channels):
+        c = rows.channels[i] if i < len(rows.channels) else None
+        channels += [c["id"], c["name"], c["description"] or ""] if c else ["", "", ""]
+    tail = ";" + cells_text(images + channels) if images or channels else ""
     out = []
-    for variant in list(product.variants.related_objects) or [None]:
-        cells = [_static(c, product, variant) for c in STATIC_COLUMNS]
-        prices = {}
-        for p in variant.prices.related_objects if variant else ():
-            if p.price_list_id is None and p.min_quantity is None and p.max_quantity is None:
-                prices[(p.currency_code, p.region_id)] = p.amount
+    for variant in rows.variants or [None]:
+        cells = [_text(variant.variant[a]) for a in _VARIANT_PART] if variant else [""] * len(_VARIANT_PART)
+        prices = variant.prices if variant else {}
         for currency, region in shape.prices:
             amount = prices.get((currency, region.id if region else None))
             cells.append("" if amount is None else from_minor(amount, currency))
-        values = {v.option_id: v.value for v in variant.options.related_objects} if variant else {}
+        values = variant.values if variant else {}
         for i in range(shape.options):
-            cells += [options[i].title, values.get(options[i].id, "")] if i < len(options) else ["", ""]
-        cells += [images[i] if i < len(images) else "" for i in range(shape.images)]
-        for i in range(shape.channels):
-            c = channels[i] if i < len(channels) else None
-            cells += [c.id, c.name, c.description or ""] if c else ["", "", ""]
-        out.append(csv_line(cells))
+            cells += [options[i]["title"], values.get(options[i]["id"], "")] if i < len(options) else ["", ""]
+        out.append(f"{head};{cells_text(cells)}{tail}\r\n")
     return out
 
 
@@ -243,10 +232,9 @@ async def process(run: JobRun) -> dict:
     size = done = 0
     with storage().open_write(key) as out:
         size += out.write(csv_line(_header(shape)).encode())
-        async for page in _pages(context, PAGE_SIZE, _RELATIONS):
-            for product in page:
-                for line in _lines(product, shape):
-                    size += out.write(line.encode())
+        async for page in _pages(context, PAGE_SIZE, PRODUCT_COLUMNS):
+            for rows in await read_page(page):
+                size += out.write("".join(_lines(rows, shape)).encode())
             done += len(page)
             progress = min(1, round(done / shape.count, 4)) if shape.count else 1
             # A canceled job stops here: leaving the block by an error discards the file.

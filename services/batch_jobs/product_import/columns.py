@@ -14,7 +14,7 @@ from services.core.errors import InvalidData
 
 __all__ = [
     "Column", "STATIC_COLUMNS", "PriceColumn", "OptionColumn", "ImageColumn", "ChannelColumn", "Ignored",
-    "read_header", "detect_delimiter", "parse_failure", "to_minor", "from_minor", "csv_line",
+    "read_header", "detect_delimiter", "parse_failure", "to_minor", "from_minor", "cells_text", "csv_line",
     "REQUIRED_HEADER",
 ]
 
@@ -198,19 +198,27 @@ def _exponent(currency: str) -> int:
     return 0 if currency.lower() in ZERO_DECIMAL else 2
 
 
+_PLAIN_AMOUNT = re.compile(r"([0-9]+)(?:\.([0-9]*))?")
+_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+
+
 def to_minor(text: str, currency: str) -> int:
     """`19.99` (or `19,99`) in `currency` as minor units (1999), rounded half up; ValueError when
     it is not a non-negative amount."""
     cleaned = text.strip().replace(" ", "")
-    if re.fullmatch(r"\d+,\d{1,2}", cleaned):  # a decimal comma, as European spreadsheets write it
+    if _DECIMAL_COMMA.fullmatch(cleaned):  # a decimal comma, as European spreadsheets write it
         cleaned = cleaned.replace(",", ".")
+    exponent = _exponent(currency)
+    plain = _PLAIN_AMOUNT.fullmatch(cleaned)
+    if plain and len(plain.group(2) or "") <= exponent:  # most cells: exact in whole numbers, nothing to round
+        return int(plain.group(1)) * 10**exponent + int((plain.group(2) or "").ljust(exponent, "0") or 0)
     try:
         amount = Decimal(cleaned)
     except InvalidOperation:
         raise ValueError(text) from None
     if not amount.is_finite() or amount < 0:
         raise ValueError(text)
-    return int((amount.scaleb(_exponent(currency))).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return int((amount.scaleb(exponent)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def from_minor(amount: int, currency: str) -> str:
@@ -231,8 +239,14 @@ def _cell(value: str) -> str:
     return value
 
 
+def cells_text(cells: list[str]) -> str:
+    """Cells of Medusa's export, `;`-separated and quoted where they must be: a line's part (each
+    cell is quoted on its own, so parts joined by `;` are the whole line's text)."""
+    if not _QUOTED.search("".join(cells)):  # most parts quote nothing: one search, not one a cell
+        return ";".join(cells)
+    return ";".join([_cell(c) for c in cells])
+
+
 def csv_line(cells: list[str]) -> str:
     """One line of Medusa's export: `;`-separated, ended by CRLF."""
-    if not _QUOTED.search("".join(cells)):  # most lines quote nothing: one search, not one a cell
-        return ";".join(cells) + "\r\n"
-    return ";".join([_cell(c) for c in cells]) + "\r\n"
+    return cells_text(cells) + "\r\n"

@@ -22,7 +22,8 @@ from models import (
     Image, Product, ProductCollection, ProductOption, ProductOptionValue, ProductTag, ProductType,
     ProductVariant, SalesChannel,
 )
-from models.ids import PREFIXES, new_id
+from models.ids import PREFIXES, new_ids
+from services.batch_jobs.product_import.reads import where_in
 from services.batch_jobs.product_import.rows import ImportRow
 from services.catalog.product_rules import PRODUCT_DEFAULTS, VARIANT_DEFAULTS
 
@@ -36,6 +37,7 @@ VARIANT_FIELDS = (
     "title", "sku", "barcode", "inventory_quantity", "allow_backorder", "manage_inventory", "weight", "length",
     "width", "height", "hs_code", "origin_country", "mid_code", "material",
 )
+_ID_BATCH = 256  # ids made at a time for one kind of row (models.ids.new_ids)
 # An empty cell leaves these as they are (or at their default for a new row): they cannot be empty.
 _KEPT_WHEN_EMPTY = {"title", "status", "discountable", "inventory_quantity", "allow_backorder", "manage_inventory"}
 
@@ -83,9 +85,15 @@ class Plan:
     new_products: dict[str, tuple[str, ...]] = field(default_factory=dict)  # handle -> option titles
     dry: bool = False  # counted, never written: rows need no real ids
     _planned: Iterator[int] = field(default_factory=count)
+    _ids: dict[str, list[str]] = field(default_factory=dict)  # prefix -> ids made and not yet given, last first
 
     def new_id(self, prefix: str) -> str:
-        return f"{prefix}_planned{next(self._planned)}" if self.dry else new_id(prefix)
+        if self.dry:
+            return f"{prefix}_planned{next(self._planned)}"
+        ids = self._ids.get(prefix)
+        if not ids:
+            ids = self._ids[prefix] = new_ids(prefix, _ID_BATCH)[::-1]
+        return ids.pop()
 
 
 class _Refs:
@@ -153,9 +161,10 @@ async def _load(rows: list[ImportRow], carried: dict[str, tuple[str, ...]]) -> _
         if handle in carried and handle not in index.by_handle:
             index.by_handle[handle] = _Product(f"planned:{handle}", handle, True, dict.fromkeys(carried[handle]))
     live_ids = list(index.live)
-    options = ProductOption.filter(product_id__in=live_ids, deleted_at=None).order_by("created_at", "id")
-    for o in await options.values("id", "product_id", "title") if live_ids else ():
-        index.live[o["product_id"]].options[o["title"]] = o["id"]
+    for option_id, product_id, title in await where_in(
+        ProductOption, "product_id", live_ids, ("id", "product_id", "title"), order=("created_at", "id")
+    ):
+        index.live[product_id].options[title] = option_id
     variant_ids = list({r.variant["id"] for r in rows if r.variant.get("id")})
     skus = list({r.variant["sku"] for r in rows if r.variant.get("sku")})
     found = await _rows(
@@ -181,19 +190,18 @@ async def _rows(model, columns: tuple[str, ...], **keys: list[str]) -> dict[str,
     (an id stays taken after a soft delete)."""
     out: dict[str, dict] = {}
     for column, values in keys.items():
-        if values:
-            live = {} if column == "id" else {"deleted_at": None}
-            for row in await model.filter(**{f"{column}__in": values}, **live).values(*columns):
-                out[row["id"]] = row
+        for row in await where_in(model, column, values, columns, live=column != "id"):
+            out[row[0]] = dict(zip(columns, row))
     return out
 
 
 async def _load_combos(index: _Index) -> None:
     mine = [v.id for v in index.variants.values() if v.product_id in index.live]
     values: dict[str, dict[str, str]] = {}
-    found = ProductOptionValue.filter(variant_id__in=mine, deleted_at=None)
-    for ov in await found.values("variant_id", "option_id", "value") if mine else ():
-        values.setdefault(ov["variant_id"], {})[ov["option_id"]] = ov["value"]
+    for variant_id, option_id, value in await where_in(
+        ProductOptionValue, "variant_id", mine, ("variant_id", "option_id", "value")
+    ):
+        values.setdefault(variant_id, {})[option_id] = value
     for variant_id in mine:
         variant = index.variants[variant_id]
         product = index.live[variant.product_id]
@@ -216,11 +224,8 @@ async def _load_refs(plan: Plan, rows: list[ImportRow]) -> _Refs:
     )):
         keys.discard(None)
         found[table] = {}
-        if keys:
-            for key, id_ in await model.filter(**{f"{column}__in": list(keys)}, deleted_at=None).order_by(
-                "created_at", "id"
-            ).values_list(column, "id"):
-                found[table].setdefault(key, id_)
+        for key, id_ in await where_in(model, column, keys, (column, "id"), order=("created_at", "id")):
+            found[table].setdefault(key, id_)
     specs = [c for r in defining for c in r.channels or ()]
     names = list({s.get("name") or s.get("id") for s in specs} - {None})
     ids = list({s["id"] for s in specs if s.get("id")})

@@ -65,6 +65,10 @@ class ImportRow:
                 "message": f"Line {self.line}: " + "; ".join(self.errors)}
 
 
+# What a column is, for Layout.parse: read once per file, not tested cell by cell.
+_IGNORED, _STRING, _CONVERTED, _PRICE, _OPTION, _IMAGE, _CHANNEL = range(7)
+
+
 class Layout:
     """What each column of one file means, and how a line of it becomes an ImportRow."""
 
@@ -73,40 +77,67 @@ class Layout:
         self.price_columns = [s for s in specs if isinstance(s, PriceColumn)]
         self.has_images = any(isinstance(s, ImageColumn) for s in specs)
         self.has_channels = any(isinstance(s, ChannelColumn) for s in specs)
+        self._columns = [_kind(spec) for spec in specs]
 
     def parse(self, cells: list[str], line: int) -> ImportRow:
         row = ImportRow(line, images=[] if self.has_images else None)
-        if len(cells) > len(self.specs) and any(c.strip() for c in cells[len(self.specs):]):
-            row.errors.append(f"has {len(cells)} cells but the header names {len(self.specs)} columns")
+        errors, width = row.errors, len(self.specs)
+        if len(cells) > width and any(c.strip() for c in cells[width:]):
+            errors.append(f"has {len(cells)} cells but the header names {width} columns")
+        elif len(cells) < width:
+            cells = cells + [""] * (width - len(cells))
         names: dict[int, str] = {}
         values: dict[int, tuple[str, str]] = {}
         channels: dict[int, dict[str, str]] = {}
-        for spec, raw in zip(self.specs, cells + [""] * (len(self.specs) - len(cells))):
-            value = raw if isinstance(spec, Column) and spec.kind == "text" else raw.strip()
+        for (kind, spec, stripped, of_product, attribute, limit), raw in zip(self._columns, cells):
+            value = raw.strip() if stripped else raw
             if "\x00" in value:
-                row.errors.append(f"{spec.header} contains a NUL character")
+                errors.append(f"{spec.header} contains a NUL character")
                 continue
-            if isinstance(spec, Column):
-                if spec.entity is not None:
-                    _column(row, spec, value)
-            elif isinstance(spec, PriceColumn):
+            if kind == _STRING:  # text as it is: no conversion, at most a length to check
+                target = row.product if of_product else row.variant
+                if value == "":
+                    target[attribute] = None
+                else:
+                    target[attribute] = value
+                    if limit and len(value) > limit:
+                        errors.append(f"{spec.header} is longer than {limit} characters")
+            elif kind == _CONVERTED:
+                _column(row, spec, value)
+            elif kind == _PRICE:
                 row.prices[spec.key] = _amount(row, spec, value)
-            elif isinstance(spec, OptionColumn) and value:
+            elif not value or kind == _IGNORED:
+                continue
+            elif kind == _OPTION:
                 (names.__setitem__(spec.index, value) if spec.part == "name"
                  else values.__setitem__(spec.index, (spec.header, value)))
-            elif isinstance(spec, ImageColumn) and value:
+            elif kind == _IMAGE:
                 row.images.append(value)
                 if len(value) > _URL_LENGTH:
-                    row.errors.append(f"{spec.header} is longer than {_URL_LENGTH} characters")
-            elif isinstance(spec, ChannelColumn) and value:
+                    errors.append(f"{spec.header} is longer than {_URL_LENGTH} characters")
+            elif kind == _CHANNEL:
                 channels.setdefault(spec.index, {})[spec.part] = value
                 if spec.part == "name" and len(value) > 255:
-                    row.errors.append(f"{spec.header} is longer than 255 characters")
+                    errors.append(f"{spec.header} is longer than 255 characters")
         _options(row, names, values)
         row.channels = [channels[i] for i in sorted(channels)] if self.has_channels else None
         if not row.handle:
-            row.errors.append('No value found for target column "Product Handle"')
+            errors.append('No value found for target column "Product Handle"')
         return row
+
+
+def _kind(spec: Spec) -> tuple:
+    """(kind, spec, whether its cells are stripped, whether it is the product's, attribute, length limit)."""
+    if isinstance(spec, Column):
+        stripped = spec.kind != "text"
+        if spec.entity is None:
+            return _IGNORED, spec, stripped, None, None, None
+        limit = _MAX_LENGTH[spec.entity].get(spec.attribute)
+        kind = _STRING if spec.kind in ("str", "text") else _CONVERTED
+        return kind, spec, stripped, spec.entity == "product", spec.attribute, limit
+    kind = {PriceColumn: _PRICE, OptionColumn: _OPTION, ImageColumn: _IMAGE, ChannelColumn: _CHANNEL}.get(
+        type(spec), _IGNORED)
+    return kind, spec, True, None, None, None
 
 
 def _column(row: ImportRow, spec: Column, value: str) -> None:
@@ -126,6 +157,10 @@ def _column(row: ImportRow, spec: Column, value: str) -> None:
 
 def _convert(spec: Column, value: str) -> Any:
     if spec.kind == "int":
+        if value.isascii() and value.isdigit():  # most cells: a plain whole number
+            if int(value) > _INT_MAX:
+                raise ValueError("must be a whole number")
+            return int(value)
         try:
             number = Decimal(value)
         except InvalidOperation:

@@ -142,7 +142,7 @@ async def process(run: JobRun) -> dict:
     else:
         tally = _Tally({**(job.result or {}), "errors": [], "error_count": 0, "advancement_count": 0,
                         "applied": dict.fromkeys(_OPERATIONS, 0)})
-    defaults, applied = await _defaults(), 0
+    defaults, applied, analyzed = await _defaults(), 0, _created(tally.result)
     with open_rows(context["fileKey"]) as (header, lines):
         layout = await load_layout(header)
         for chunk in _chunks(lines, layout, _chunk_size(context)):
@@ -150,10 +150,18 @@ async def process(run: JobRun) -> dict:
             if todo:
                 await _apply(run, tally, todo, defaults)
                 applied += 1
-                if applied & (applied - 1) == 0:  # after chunks 1, 2, 4, 8 ...: the tables doubled
+                # After chunks 1, 2, 4, 8 ...: the tables doubled, unless the file only updates
+                # what is there (then the statistics stand, and each analysis costs a table's sample).
+                if applied & (applied - 1) == 0 and _created(tally.result) > analyzed:
                     await refresh_statistics()
+                    analyzed = _created(tally.result)
                 await asyncio.sleep(0)
     return {**tally.result, "progress": 1}
+
+
+def _created(result: dict) -> int:
+    applied = result.get("applied") or {}
+    return applied.get("PRODUCT_CREATE", 0) + applied.get("VARIANT_CREATE", 0)
 
 
 async def _apply(run: JobRun, tally: _Tally, rows: list[ImportRow], defaults: dict) -> None:

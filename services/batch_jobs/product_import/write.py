@@ -13,12 +13,12 @@ from itertools import count
 from tortoise import connections
 from tortoise.backends.base.client import BaseDBAsyncClient
 
-from models import MoneyAmount, ProductOptionValue
 from services.batch_jobs.product_import.plan import PRODUCT_FIELDS, VARIANT_FIELDS, Plan
-from services.core.sql import bulk_update, bulk_upsert, placeholders
+from services.batch_jobs.product_import.reads import table_rows_in
+from services.core.sql import bulk_update, bulk_upsert, numbered, question_marks
 from services.inventory.switch_on import variants_changed
 
-__all__ = ["write_plan", "refresh_statistics"]
+__all__ = ["StampedRows", "write_plan", "refresh_statistics"]
 
 _PRODUCT_COLUMNS = ("id", *PRODUCT_FIELDS, "is_giftcard", "collection_id", "type_id", "profile_id")
 _VARIANT_COLUMNS = ("id", "product_id", "variant_rank", *VARIANT_FIELDS)
@@ -34,7 +34,10 @@ _LINK_COLUMNS = {
 }
 
 
-class _Sql:
+class StampedRows:
+    """Bulk writes in the caller's transaction on `connection`; the rows it inserts are stamped
+    (`created_at`, `updated_at`) a microsecond apart, in the order they are given."""
+
     def __init__(self, connection: BaseDBAsyncClient):
         self.connection = connection
         self._start, self._tick = datetime.now(timezone.utc), count()
@@ -61,14 +64,20 @@ class _Sql:
         for columns, rows in shapes.items():
             await bulk_update(self.connection, table, (*columns, "updated_at", "id"), rows, changed_only=False)
 
+    async def delete(self, table: str, column: str, ids: list[str], where: str = "", values: Sequence = ()) -> None:
+        """Delete the rows whose `column` is one of `ids` (and that meet `where`, marked `?`, with
+        `values`): one statement written here, not built by the ORM value by value."""
+        if ids:
+            text = f'DELETE FROM "{table}" WHERE "{column}" IN ({question_marks(len(ids))})'
+            text += f" AND {where}" if where else ""
+            await self.connection.execute_query(numbered(self.connection.capabilities.dialect, text), [*ids, *values])
+
     async def delete_links(self, table: str, product_ids: list[str]) -> None:
-        if product_ids:
-            marks = ", ".join(placeholders(self.connection.capabilities.dialect, 1, len(product_ids)))
-            await self.connection.execute_query(f'DELETE FROM "{table}" WHERE "product_id" IN ({marks})', product_ids)
+        await self.delete(table, "product_id", product_ids)
 
 
 async def write_plan(plan: Plan, connection: BaseDBAsyncClient) -> None:
-    sql = _Sql(connection)
+    sql = StampedRows(connection)
     for table, rows in plan.new_refs.items():
         extra = ("is_disabled",) if table == "sales_channel" else ()
         await sql.insert(table, _REF_COLUMNS[table] + extra, [(*r, *((False,) if extra else ())) for r in rows])
@@ -77,21 +86,28 @@ async def write_plan(plan: Plan, connection: BaseDBAsyncClient) -> None:
     await sql.insert("product_option", ("id", "product_id", "title"), plan.option_inserts)
     await sql.insert("product_variant", _VARIANT_COLUMNS, ([v.get(c) for c in _VARIANT_COLUMNS] for v in plan.variant_inserts))
     await sql.update("product_variant", plan.variant_updates)
-    if plan.values_replaced:
-        await ProductOptionValue.filter(variant_id__in=plan.values_replaced).delete()
+    await sql.delete("product_option_value", "variant_id", plan.values_replaced)
     await sql.insert("product_option_value", ("id", "option_id", "variant_id", "value"), plan.value_inserts)
     for (currency, region_id), variant_ids in plan.prices_replaced.items():
-        key = {"region_id": region_id} if region_id else {"region_id": None, "currency_code": currency}
-        await MoneyAmount.filter(
-            variant_id__in=variant_ids, price_list_id=None, min_quantity=None, max_quantity=None, **key
-        ).delete()
+        # The variant's own price of that kind (not a price list's, not a tier): a region's, or a currency's.
+        kind = '"region_id" = ?' if region_id else '"region_id" IS NULL AND "currency_code" = ?'
+        await sql.delete("money_amount", "variant_id", variant_ids, f'"price_list_id" IS NULL AND "min_quantity" IS NULL'
+                         f' AND "max_quantity" IS NULL AND {kind}', [region_id or currency])
     await sql.insert("money_amount", ("id", "variant_id", "currency_code", "region_id", "amount"), plan.price_inserts)
     created = {p["id"] for p in plan.product_inserts}
     for table, by_product in plan.links.items():
-        await sql.delete_links(table, [p for p in by_product if p not in created])
+        column = _LINK_COLUMNS[table]
+        # A product's links are replaced only where they differ from the line's: rewriting the same
+        # links (a re-imported file) would fire their triggers and rebuild the products' search documents.
+        have: dict[str, set[str]] = {}
+        kept = [p for p in by_product if p not in created]
+        for product_id, id_ in await table_rows_in(connection, table, "product_id", kept, ("product_id", column)):
+            have.setdefault(product_id, set()).add(id_)
+        changed = {p: ids for p, ids in by_product.items() if p in created or have.get(p, set()) != set(ids)}
+        await sql.delete_links(table, [p for p in changed if p not in created])
         await sql.insert(
-            table, ("product_id", _LINK_COLUMNS[table]),
-            [(product_id, id_) for product_id, ids in by_product.items() for id_ in ids], stamped=False,
+            table, ("product_id", column), [(product_id, id_) for product_id, ids in changed.items() for id_ in ids],
+            stamped=False,
         )
     # INVENTORY_LOCATIONS on: the new variants get their items, a new quantity its default-location stock.
     await variants_changed([v["id"] for v in plan.variant_inserts] + [variant_id for variant_id, _ in plan.variant_updates])
