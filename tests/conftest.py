@@ -163,6 +163,7 @@ async def database():
     await migrate(config=SETTINGS.tortoise_config())
     await Tortoise.close_connections()
     await Tortoise.init(config=SETTINGS.tortoise_config(), _enable_global_fallback=True)
+    await snapshots.track()
     await ensure_defaults()
     await ensure_sequence()
     _STATE["defaults"] = await snapshots.take()
@@ -194,12 +195,12 @@ async def clean_db(database):
     from app.web.answer_cache import forget_answers
     from services.store.defaults import forget_default_channel
 
+    await _forget_rate_limits()  # before the restore: a store of counters in the database is put back with it
     await snapshots.restore(_STATE["defaults"])
     forget_region_parts()  # the same ids come back every test: no cached view may outlive one
     forget_default_channel()
     forget_answers()
     BROKER.flush_all()
-    await _forget_rate_limits()
     _STATE["clean_mark"] = await snapshots.mark()
     yield
 
