@@ -59,7 +59,7 @@ def _is_postgres() -> bool:
     return connections.get("default").capabilities.dialect == "postgres"
 
 
-_state: dict[str, object] = {}  # PostgreSQL: "at", the snapshot last taken or put back; "tracked", the tables
+_state: dict[str, object] = {}  # "at": the snapshot last taken or put back; PostgreSQL: "tracked", the tables
 
 
 async def track() -> None:
@@ -99,7 +99,8 @@ async def take() -> Snapshot:
     live = conn._connection
     copy = sqlite3.connect(":memory:", check_same_thread=False)
     await live._execute(live._conn.backup, copy)
-    return Snapshot(pages=copy)
+    _state["at"] = taken = Snapshot(pages=copy)
+    return taken
 
 
 async def _noted() -> set[str]:
@@ -116,6 +117,7 @@ async def restore(snapshot: Snapshot, current: Snapshot | None = None) -> None:
     if snapshot.pages is not None:
         live = conn._connection
         await live._execute(snapshot.pages.backup, live._conn)
+        _state["at"] = snapshot
         return
     at: Snapshot = _state["at"]  # type: ignore[assignment]
     written = await _noted()
@@ -147,8 +149,11 @@ async def mark() -> int | None:
 
 
 async def unchanged(snapshot: Snapshot, since: int | None) -> bool:
-    """Whether the database still holds `snapshot` (restored when `since` was taken)."""
+    """Whether the database still holds `snapshot`: the last one taken or put back (when `since`
+    was marked), nothing written since."""
+    if _state.get("at") is not snapshot:
+        return False
     if _is_postgres():
         rows = await connections.get("default").execute_query_dict(f"SELECT EXISTS (SELECT FROM {_NOTED}) AS written")
-        return _state.get("at") is snapshot and not rows[0]["written"]
+        return not rows[0]["written"]
     return await mark() == since
