@@ -163,6 +163,7 @@ async def database():
     await migrate(config=SETTINGS.tortoise_config())
     await Tortoise.close_connections()
     await Tortoise.init(config=SETTINGS.tortoise_config(), _enable_global_fallback=True)
+    await snapshots.track()
     await ensure_defaults()
     await ensure_sequence()
     _STATE["defaults"] = await snapshots.take()
@@ -187,19 +188,22 @@ _STATE: dict[str, object] = {}  # the session's snapshots: "defaults", then "see
 
 
 @pytest.fixture(autouse=True)
-async def clean_db(database):
+async def clean_db(database, request):
     """Every test starts from an empty store holding only its defaults: the snapshot taken after
-    the session's migrations is put back, touching only the tables the last test changed."""
+    the session's migrations is put back, touching only the tables the last test changed. A test
+    that asks for `seeded` gets the demo store's snapshot put back instead, once it is taken, so
+    consecutive tests of the demo store rewrite only what the last one changed."""
     from services.regions.parts import forget_region_parts
     from app.web.answer_cache import forget_answers
     from services.store.defaults import forget_default_channel
 
-    await snapshots.restore(_STATE["defaults"])
+    await _forget_rate_limits()  # before the restore: a store of counters in the database is put back with it
+    demo = "seeded" in request.fixturenames and "seeded" in _STATE
+    await snapshots.restore(_STATE["seeded"] if demo else _STATE["defaults"])
     forget_region_parts()  # the same ids come back every test: no cached view may outlive one
     forget_default_channel()
     forget_answers()
     BROKER.flush_all()
-    await _forget_rate_limits()
     _STATE["clean_mark"] = await snapshots.mark()
     yield
 
@@ -265,8 +269,9 @@ async def client(server):
 
 @pytest.fixture
 async def store_state(request):
-    """The demo store when the test asks for `seeded`, put in place before any other data fixture
-    (`admin` waits for it), so the snapshot can be put back instead of loading the seed again."""
+    """The demo store when the test asks for `seeded`: its snapshot, put back by `clean_db` before
+    any other fixture runs (`admin` waits for this one); loaded the first time, when the snapshot
+    is taken, and loaded again over whatever a fixture wrote before this one."""
     if "seeded" not in request.fixturenames:
         return None
     import json
@@ -274,8 +279,7 @@ async def store_state(request):
     from services.store.seed import load_seed
     from workers.cli import DEMO_SEED
 
-    if "seeded" in _STATE and await snapshots.unchanged(_STATE["defaults"], _STATE["clean_mark"]):
-        await snapshots.restore(_STATE["seeded"], current=_STATE["defaults"])
+    if "seeded" in _STATE and await snapshots.unchanged(_STATE["seeded"], _STATE["clean_mark"]):
         return _STATE["seed_report"]
     fresh = "seeded" not in _STATE and await snapshots.unchanged(_STATE["defaults"], _STATE["clean_mark"])
     report = await load_seed(json.loads(DEMO_SEED.read_text()))

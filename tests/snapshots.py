@@ -2,9 +2,14 @@
 rebuilding it. A snapshot is taken once per session (the store's defaults; the demo store the
 first time a test asks for it) and put back before each test, touching only what changed.
 
-- PostgreSQL: one statement fingerprints every table (md5 of its rows); a table whose
-  fingerprint differs from the snapshot's is emptied and refilled from the snapshot's JSON, in
-  one transaction with foreign-key triggers off.
+- PostgreSQL: a statement-level trigger on every table (`track`, once per session, after the
+  migrations) notes the table's name in an unlogged table at each INSERT, UPDATE, DELETE or
+  TRUNCATE, whoever runs it (this process, or a worker or web process a test started). Putting a
+  snapshot back empties and refills from the snapshot's JSON the tables noted since the last one
+  was put back, and those whose rows differ between the two snapshots (an md5 of each table's
+  rows, taken with the snapshot), in one transaction with foreign-key triggers off. A test that
+  wrote nothing costs one small statement. The trigger is enabled ALWAYS, so it notes writes made
+  with session_replication_role = replica too.
 - SQLite: SQLite's online backup copies the snapshot's pages into the live database.
 """
 
@@ -15,9 +20,11 @@ from dataclasses import dataclass
 
 from tortoise import Tortoise, connections
 
-__all__ = ["Snapshot", "take", "restore"]
+__all__ = ["Snapshot", "track", "take", "restore", "mark", "unchanged"]
 
 _SKIP = {"tortoise_migrations"}
+_NOTED = "test_changed_tables"  # PostgreSQL: the tables written since the last snapshot put back
+_RESTORING = "commerce_test.restoring"  # set in the restore's transaction: its own writes are not noted
 # The search index (0022_product_search.py), the catalogue version (0025_catalogue_version.py), the
 # customers list's version (0027_customer_list_version.py), in models/migrations/
 _NOT_MODELS = {"product_search", "catalogue_version", "customer_list_version"}
@@ -52,7 +59,31 @@ def _is_postgres() -> bool:
     return connections.get("default").capabilities.dialect == "postgres"
 
 
+_state: dict[str, object] = {}  # "at": the snapshot last taken or put back; PostgreSQL: "tracked", the tables
+
+
+async def track() -> None:
+    """PostgreSQL: note from now on, in `_NOTED`, each table written (see the module's docstring).
+    Once per session, after the migrations and before the first `take`."""
+    if not _is_postgres():
+        return
+    tables = _tables()
+    parts = [
+        f"CREATE UNLOGGED TABLE {_NOTED} (name text NOT NULL)",
+        "CREATE FUNCTION test_note_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        f"IF coalesce(current_setting('{_RESTORING}', true), '') <> 'on' THEN "
+        f"INSERT INTO {_NOTED} VALUES (TG_TABLE_NAME); END IF; RETURN NULL; END $$",
+    ]
+    for t in tables:
+        parts.append(f"CREATE TRIGGER test_note_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {_quote(t)} "
+                     "FOR EACH STATEMENT EXECUTE FUNCTION test_note_change()")
+        parts.append(f"ALTER TABLE {_quote(t)} ENABLE ALWAYS TRIGGER test_note_change")
+    await connections.get("default").execute_script(";\n".join(parts))
+    _state["tracked"] = set(tables)
+
+
 async def take() -> Snapshot:
+    """The database as it is now, which becomes the state later restores start from."""
     conn = connections.get("default")
     if _is_postgres():
         sql = " UNION ALL ".join(
@@ -61,31 +92,42 @@ async def take() -> Snapshot:
             for t in _tables()
         )
         found = await conn.execute_query_dict(sql)
-        return Snapshot(rows={r["name"]: r["rows"] for r in found}, prints={r["name"]: r["print"] for r in found})
+        await conn.execute_query(f"DELETE FROM {_NOTED}")  # nothing else writes while a snapshot is taken
+        taken = Snapshot(rows={r["name"]: r["rows"] for r in found}, prints={r["name"]: r["print"] for r in found})
+        _state["at"] = taken
+        return taken
     live = conn._connection
     copy = sqlite3.connect(":memory:", check_same_thread=False)
     await live._execute(live._conn.backup, copy)
-    return Snapshot(pages=copy)
+    _state["at"] = taken = Snapshot(pages=copy)
+    return taken
 
 
-async def _prints() -> dict[str, str]:
-    sql = " UNION ALL ".join(f"SELECT '{t}' AS name, {_fingerprint(t)} AS print" for t in _tables())
-    return {r["name"]: r["print"] for r in await connections.get("default").execute_query_dict(sql)}
+async def _noted() -> set[str]:
+    """The tables written since the last snapshot was taken or put back, forgotten as they are
+    read (a write after this is noted for the next restore)."""
+    rows = await connections.get("default").execute_query_dict(f"DELETE FROM {_NOTED} RETURNING name")
+    return {r["name"] for r in rows}
 
 
 async def restore(snapshot: Snapshot, current: Snapshot | None = None) -> None:
-    """Put the database back to `snapshot`. `current`, when known to be the database's state,
-    spares the fingerprint query (PostgreSQL)."""
+    """Put the database back to `snapshot`. (`current` is unused: the tables written since the
+    last snapshot are known, on PostgreSQL; kept for callers that name it.)"""
     conn = connections.get("default")
     if snapshot.pages is not None:
         live = conn._connection
         await live._execute(snapshot.pages.backup, live._conn)
+        _state["at"] = snapshot
         return
-    now = current.prints if current is not None else await _prints()
-    changed = [t for t, p in snapshot.prints.items() if now.get(t) != p]
+    at: Snapshot = _state["at"]  # type: ignore[assignment]
+    written = await _noted()
+    untracked = set(_tables()) - _state["tracked"]  # type: ignore[operator]
+    assert not untracked, f"tables without the change trigger (made after the session began): {untracked}"
+    changed = sorted(t for t in snapshot.prints if t in written or at.prints.get(t) != snapshot.prints[t])
+    _state["at"] = snapshot
     if not changed:
         return
-    parts = ["BEGIN", "SET LOCAL session_replication_role = replica"]
+    parts = ["BEGIN", "SET LOCAL session_replication_role = replica", f"SET LOCAL {_RESTORING} = 'on'"]
     for t in changed:
         parts.append(f"DELETE FROM {_quote(t)}")
         if snapshot.rows[t] != "[]":
@@ -99,7 +141,7 @@ async def restore(snapshot: Snapshot, current: Snapshot | None = None) -> None:
 
 async def mark() -> int | None:
     """What `unchanged` compares against later: SQLite's count of changed rows (PostgreSQL
-    fingerprints instead, so it needs no mark)."""
+    notes the tables written instead, so it needs no mark)."""
     if _is_postgres():
         return None
     rows = await connections.get("default").execute_query_dict("SELECT total_changes() AS n")
@@ -107,7 +149,11 @@ async def mark() -> int | None:
 
 
 async def unchanged(snapshot: Snapshot, since: int | None) -> bool:
-    """Whether the database still holds `snapshot` (restored when `since` was taken)."""
+    """Whether the database still holds `snapshot`: the last one taken or put back (when `since`
+    was marked), nothing written since."""
+    if _state.get("at") is not snapshot:
+        return False
     if _is_postgres():
-        return await _prints() == snapshot.prints
+        rows = await connections.get("default").execute_query_dict(f"SELECT EXISTS (SELECT FROM {_NOTED}) AS written")
+        return not rows[0]["written"]
     return await mark() == since

@@ -74,14 +74,17 @@ def banner(settings: Settings, host: str, port: int, workers: int, *, demo: bool
     return "\n".join(lines)
 
 
-def announce_when_listening(host: str, port: int, text: str, out=None) -> threading.Thread:
-    """Print `text` on `out` (stdout) once the server answers HTTP on the port, from a thread that
-    waits for that: the socket accepts connections seconds before the server's start-up is done."""
+def announce_when_listening(host: str, port: int, text: str, out=None, serving=None) -> threading.Thread:
+    """Print `text` on `out` (stdout) once the server answers HTTP on the port, and `serving()`
+    (when given) is true, from a thread that waits for that: the socket accepts connections
+    seconds before the server's start-up is done."""
     reach = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
 
     def wait_then_print():
         while not _answers(reach, port):
             time.sleep(0.05)
+        while serving is not None and not serving():
+            time.sleep(0.01)
         print(text, file=out or sys.stdout, flush=True)
 
     thread = threading.Thread(target=wait_then_print, name="announce", daemon=True)

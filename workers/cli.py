@@ -166,7 +166,11 @@ def serve(settings: Settings, host: str, port: int, workers: int, *, announce: s
     app.prepare(host=host, port=port, workers=workers, single_process=workers == 1, motd=False, access_log=False,
                 protocol=HeadDeadlineProtocol)
     if announce:
-        announce_when_listening(host, port, announce)
+        # One web process: its server answers /health before Sanic's start-up is done, and a SIGTERM
+        # sent between Sanic ignoring the signals and our after_server_start listener taking them
+        # (workers/web_stop.py) is lost; so the banner waits until the app serves, its handler in place.
+        announce_when_listening(host, port, announce,
+                                serving=(lambda: app.state.is_running) if workers == 1 else None)
     if workers == 1:
         Sanic.serve_single(primary=app)
     else:

@@ -4,8 +4,8 @@ Sanic's `_serve_http_1` (sanic/server/runners.py) answers on the port from the m
 the server, leaves SIGTERM at its default (the process ends at once, without its shutdown) until
 it installs its own handlers, then runs the after_server_start listeners in a
 `run_until_complete`. Its handlers call `app.stop()`, so `loop.stop()`: during that run, this
-stops the run only, and the process then serves on until SIGKILL. `commerce start` prints its
-banner in that window (workers/banner.py prints it once /health answers), so a supervisor that
+stops the run only, and the process then serves on until SIGKILL. `commerce start` printed its
+banner in that window (once /health answered), so a supervisor that
 stopped it as soon as it was told it listens was ignored, or cut short. And a SIGTERM to the
 process group under `commerce serve --workers N` reaches each web process twice (from the sender,
 then from Sanic's manager): the second `loop.stop()` cut the first one's before_server_stop
@@ -26,7 +26,10 @@ listener (Sanic resets them to their defaults when serving ends). The first sign
 stop: at once if the server is serving, else as soon as it is (looked at every
 STOP_CHECK_SECONDS); later ones change nothing once the shutdown has begun, and ask again while
 the server still serves (a supervisor that asks again must be heard). Left to Sanic: a signal in
-the instant between its handlers' installation and our first after_server_start listener.
+the instant between its handlers' installation and our first after_server_start listener; it begins
+by setting both signals to SIG_IGN, so such a signal is lost. The server answers on the port by
+then, so with one web process the banner waits until the app serves (workers/cli.py): a stop sent
+on it cannot fall in that instant.
 """
 
 from __future__ import annotations
