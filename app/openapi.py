@@ -39,11 +39,27 @@ def openapi_path(sanic_path: str) -> str:
     return "/" + _PARAM.sub(lambda m: "{" + m.group(1) + "}", sanic_path.lstrip("/"))
 
 
-def _tree(handler) -> ast.AST | None:
+def _source_tree(function) -> ast.Module | None:
     try:
-        return ast.parse(textwrap.dedent(inspect.getsource(handler)))
+        return ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError):
         return None
+
+
+def _tree(handler) -> ast.AST | None:
+    """The handler's source, with that of the functions of its own module it calls by name (a
+    handler that answers from a kept copy calls the one that reads the query and builds it)."""
+    tree = _source_tree(handler)
+    if tree is None:
+        return None
+    body = list(tree.body)
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            called = handler.__globals__.get(call.func.id)
+            if (inspect.isfunction(called) and called is not handler
+                    and called.__module__ == handler.__module__):
+                body += getattr(_source_tree(called), "body", [])
+    return ast.Module(body=body, type_ignores=[])
 
 
 def _resolved(handler, node: ast.AST) -> Any:

@@ -45,8 +45,9 @@ async def test_a_given_back_import_resumes_within_a_second_every_time(files, adm
             return j.status == "processing" and (j.result or {}).get("advancement_count", 0) >= 2
 
         await wait_for(under_way, timeout=PATIENCE, interval=0.01)
-        # When the worker gives the job back, its run not yet unwound (it still holds its lease)
-        assert await asyncio.to_thread(tracking.give_back_unfinished) == 1, run
+        # When the worker gives the job back, its run not yet unwound (it still holds its lease);
+        # with it, whatever the other thread runs then (an event the earlier imports sent)
+        assert await asyncio.to_thread(tracking.give_back_unfinished) >= 1, run
 
         # I expect another thread to take the import over within a second
         async def taken_over():
