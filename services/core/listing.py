@@ -29,7 +29,7 @@ from services.core.sql import placeholders
 __all__ = [
     "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
     "COUNT_EXACT_UP_TO", "SEARCH_COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any", "find_page_of_any",
-    "any_statements",
+    "any_statements", "AnyStatements",
 ]
 
 # Rows a list counts one by one before its count becomes PostgreSQL's estimate: 667 pages of 15,
@@ -166,20 +166,35 @@ async def find_page_ids_of_any(
     """One page of the primary keys of `qs`'s rows that any of `branches` selects, and their count:
     `find_page_ids(qs.filter(Q(*branches, join_type="OR")), config)` without asking the database to
     test every row of `qs` against every branch. Each branch is its own query (the list's filters
-    and the branch), ordered as the list is and cut at the page's end (`offset + limit`), so each
-    uses its own index: a search term that matches many rows finds the page's first rows along the
-    order's index, one that matches few finds them by its own index. The page is the union's rows
-    in the list's order. The count is the union's rows, each branch counted up to one past
-    SEARCH_COUNT_EXACT_UP_TO on PostgreSQL (a branch that reaches it makes the union pass it too),
-    and past that `estimated_by`'s estimate (a query set with the same rows)."""
+    and the branch), so each uses its own index.
+
+    First the matches themselves (`AnyStatements.matched`): each branch's rows unordered, up to one
+    past SEARCH_COUNT_EXACT_UP_TO on PostgreSQL, read by the branch's own index; their union, in the
+    list's order, gives the page and its exact count at once when there are no more than that. A
+    search that matches more (a common name) is a scale: its page is read again branch by branch
+    in the list's order, each cut at the page's end (`AnyStatements.page`), so a term that matches
+    many rows finds the page's first rows along the order's index; its count is `estimated_by`'s
+    estimate (a query set with the same rows), never less than what was seen. Which of the two
+    ways suits is not left to the planner: asked for the newest few of a few hundred matches, it
+    walks the date index and tests thousands of rows, one heap page each, where the matches' own
+    index finds them all in a few pages."""
     db = _db_of(qs)
     postgres = db.capabilities.dialect == "postgres"
-    (page_sql, page_params), (count_sql, count_params) = any_statements(qs, branches, config, postgres)
-    _, rows = await db.execute_query(page_sql, page_params)
-    ids = [dict(row)["0"] for row in rows]
+    statements = any_statements(qs, branches, config, postgres)
+    _, rows = await db.execute_query(*statements.matched)
+    rows = [dict(row) for row in rows]
+    ids = [row["0"] for row in rows]
+    matched = rows[0]["matched"] if rows else 0
+    if rows and (not postgres or matched <= SEARCH_COUNT_EXACT_UP_TO) or not rows and not config.offset:
+        return ids, matched
+    if rows or postgres:  # more matches than were read, or a later page of them
+        _, rows = await db.execute_query(*statements.page)
+        ids = [dict(row)["0"] for row in rows]
     if not _needs_count(len(ids), config):
         return ids, len(ids) + config.offset
-    count = _Count(count_sql, tuple(count_params), estimated_by if postgres else None, SEARCH_COUNT_EXACT_UP_TO)
+    if matched:
+        return ids, await _estimated(db, _estimate_statement(estimated_by), matched, len(ids) + config.offset)
+    count = _Count(*statements.count, estimated_by if postgres else None, SEARCH_COUNT_EXACT_UP_TO)
     return ids, await count.run(db, len(ids) + config.offset)
 
 
@@ -196,25 +211,42 @@ async def find_page_of_any(
     return [by_id[i] for i in ids if i in by_id], count
 
 
-def any_statements(
-    qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool
-) -> tuple[tuple[str, list], tuple[str, list]]:
-    """The page's and the count's statements of `find_page_ids_of_any` (`capped`: each branch
-    counted up to one past SEARCH_COUNT_EXACT_UP_TO)."""
+@dataclass(frozen=True)
+class AnyStatements:
+    """The statements of `find_page_ids_of_any`, each an (SQL, parameters) pair."""
+
+    matched: tuple[str, list]  # the page of the (capped) matches, each row with their number
+    page: tuple[str, list]  # the page, each branch read in the list's order up to the page's end
+    count: tuple[str, list]  # the (capped) matches counted
+
+
+def any_statements(qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool) -> AnyStatements:
+    """The statements of `find_page_ids_of_any` (`capped`: each branch's matches read up to one
+    past SEARCH_COUNT_EXACT_UP_TO)."""
     pk = qs.model._meta.pk_attr
     terms = [*config.order] + ([] if pk in (name for name, _ in config.order) else [(pk, False)])
     columns = [pk] + [name for name, _ in terms if name != pk]
-    end = config.offset + config.limit
-    members = [_ordered(qs.filter(branch), config).limit(end).values_list(*columns) for branch in branches]
-    union, page_params = _union(members, len(columns))
     order = ", ".join(f'"{columns.index(name)}" {"DESC" if desc else "ASC"}' for name, desc in terms)
-    limit, offset = placeholders(_db_of(qs).capabilities.dialect, len(page_params) + 1, 2)
-    page_sql = f'SELECT "0" FROM ({union}) AS "page" ORDER BY {order} LIMIT {limit} OFFSET {offset}'
-    page_params += [config.limit, config.offset]
-    counted = [qs.filter(branch) for branch in branches]
-    counted = [(q.limit(SEARCH_COUNT_EXACT_UP_TO + 1) if capped else q).values_list(pk) for q in counted]
-    union, count_params = _union(counted, 1)
-    return (page_sql, page_params), (f'SELECT COUNT(*) FROM ({union}) AS "matched"', count_params)
+    dialect = _db_of(qs).capabilities.dialect
+
+    def paged(union: str, params: list, select: str) -> tuple[str, list]:
+        limit, offset = placeholders(dialect, len(params) + 1, 2)
+        return (f'SELECT {select} FROM ({union}) AS "page" ORDER BY {order} LIMIT {limit} OFFSET {offset}',
+                [*params, config.limit, config.offset])
+
+    def cut(q: QuerySet) -> QuerySet:
+        return q.limit(SEARCH_COUNT_EXACT_UP_TO + 1) if capped else q
+
+    matches = [cut(qs.filter(branch)) for branch in branches]
+    end = config.offset + config.limit
+    members = [_ordered(qs.filter(branch), config).limit(end) for branch in branches]
+    counted, count_params = _union([q.values_list(pk) for q in matches], 1)
+    return AnyStatements(
+        matched=paged(*_union([q.values_list(*columns) for q in matches], len(columns)),
+                      select='"0", COUNT(*) OVER () AS "matched"'),
+        page=paged(*_union([q.values_list(*columns) for q in members], len(columns)), select='"0"'),
+        count=(f'SELECT COUNT(*) FROM ({counted}) AS "matched"', count_params),
+    )
 
 
 def _union(queries: list[QuerySet], width: int) -> tuple[str, list]:
@@ -267,8 +299,7 @@ class _Count:
 
     @cached_property
     def estimate(self) -> tuple[str, tuple]:
-        every, params = _statement(self.qs.values_list(self.qs.model._meta.pk_attr, flat=True))
-        return f"EXPLAIN (FORMAT JSON) {every}", params
+        return _estimate_statement(self.qs)
 
     async def run(self, db, at_least: int) -> int:
         """The count; `at_least`: rows the caller has seen exist (its page's end)."""
@@ -276,11 +307,22 @@ class _Count:
         counted = next(iter(dict(rows[0]).values())) if rows else 0
         if self.qs is None or counted <= (COUNT_EXACT_UP_TO if self.exact_up_to is None else self.exact_up_to):
             return counted
-        sql, params = self.estimate
-        _, rows = await db.execute_query(sql, list(params))
-        plan = next(iter(dict(rows[0]).values()))
-        plan = json.loads(plan) if isinstance(plan, str) else plan
-        return max(int(plan[0]["Plan"]["Plan Rows"]), counted, at_least)
+        return await _estimated(db, self.estimate, counted, at_least)
+
+
+def _estimate_statement(qs: QuerySet) -> tuple[str, tuple]:
+    every, params = _statement(qs.values_list(qs.model._meta.pk_attr, flat=True))
+    return f"EXPLAIN (FORMAT JSON) {every}", params
+
+
+async def _estimated(db, estimate: tuple[str, tuple], counted: int, at_least: int) -> int:
+    """The planner's estimate of a list's rows (`estimate`: its `EXPLAIN`, which reads no row),
+    never less than the `counted` and `at_least` rows seen."""
+    sql, params = estimate
+    _, rows = await db.execute_query(sql, list(params))
+    plan = next(iter(dict(rows[0]).values()))
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return max(int(plan[0]["Plan"]["Plan Rows"]), counted, at_least)
 
 
 def _needs_count(shown: int, config: FindConfig) -> bool:

@@ -156,9 +156,9 @@ async def test_a_q_count_past_the_exact_limit_is_estimated_from_the_joined_form(
 @requires_postgres("plans are PostgreSQL's")
 async def test_the_admin_lists_places_are_read_without_reading_every_product(seeded):
     unsearched = await _admin_filtered(AdminProductFilter(), [])
-    (page_sql, page_params), (count_sql, count_params) = any_statements(
+    statements = any_statements(
         unsearched, places("hoodie", ["prod_mug"]), FindConfig(limit=15), True)
-    for sql, params in ((page_sql, page_params), (count_sql, count_params)):
+    for sql, params in (statements.matched, statements.page, statements.count):
         nodes = await _plan(sql, tuple(params))
         scanned = {n.get("Relation Name") for n in nodes if n["Node Type"] == "Seq Scan"}
         assert not scanned & {"product", "product_variant"}, f"{sql} reads every row of {scanned}"

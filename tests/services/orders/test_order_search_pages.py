@@ -61,12 +61,35 @@ async def test_a_search_read_place_by_place_gives_the_one_querys_page_and_count(
             assert await _page_ids(f, config) == expected, (order, limit, offset)
 
 
-async def test_a_search_page_costs_two_statements_whatever_its_size(searched_orders):
+@pytest.mark.parametrize("f", FILTERS[:3], ids=[f"{f.q}|{f.status}{f.payment_status}" for f in FILTERS[:3]])
+async def test_a_search_with_more_matches_than_it_counts_gives_the_one_querys_page(searched_orders, monkeypatch, f):
+    # Given a search whose places each match more orders than it counts one by one (two), so that
+    # on PostgreSQL the page is read again place by place in the list's order
+    monkeypatch.setattr(listing, "SEARCH_COUNT_EXACT_UP_TO", 2)
+    for order in ORDERS:
+        for limit, offset in PAGES:
+            config = FindConfig(limit=limit, offset=offset, order=order)
+            expected_ids, expected_count = await find_page_ids(filtered_orders(f), config)
+            ids, count = await _page_ids(f, config)
+            # I expect the same page, and a count never below what the page shows
+            assert ids == expected_ids, (order, limit, offset)
+            assert count >= len(ids) + offset if ids else count >= 0, (order, limit, offset)
+            if BACKEND != "postgres":
+                assert count == expected_count
+
+
+async def test_a_search_with_few_matches_costs_one_statement_whatever_its_page_size(searched_orders):
     for limit in (1, 5):
         async with count_queries() as statements:
             ids, count = await _page_ids(OrderFilter(q="smith"), FindConfig(limit=limit))
         assert len(ids) == limit and count > limit
-        assert len(statements) == 2, statements  # the page, then the count
+        assert len(statements) == 1, statements  # the matches, paged and counted at once
+
+
+async def test_a_page_past_a_searchs_end_is_empty_and_counted(searched_orders):
+    expected = (await find_page_ids(filtered_orders(OrderFilter(q="smith")), FindConfig(limit=50)))[1]
+    ids, count = await _page_ids(OrderFilter(q="smith"), FindConfig(limit=5, offset=expected + 3))
+    assert ids == [] and count == expected
 
 
 async def test_a_search_past_its_exact_limit_is_counted_by_the_estimate_on_postgresql(searched_orders, monkeypatch):
