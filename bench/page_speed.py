@@ -15,6 +15,11 @@ Side by side with another server (Medusa v1 on the same shop, `bench/medusa_v1/s
 `--against URL --rounds 3` measures each workload on both servers, alternating which goes first
 round by round, and prints the medians of the rounds' p50 and p99 and the ratio of the p50s. Each
 server's rows are found through its own API; a workload one of them cannot form is skipped.
+
+With `--pids` (the server's process ids, each with its descendants) and `--pg-database`
+(PostgreSQL backends whose process title names that database, on this host), a single server's
+table also shows the CPU-ms a request cost the server and PostgreSQL, warm-up excluded: the figure
+that a busy machine moves least.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
 
 import aiohttp
+
+from bench.checkout_driver import _cpu_ms, _descendants, _pg_backends, _ticks
 
 from bench.dashboard_reads import ORDER_LIST, ORDER_PAGE_EXPAND
 
@@ -121,7 +128,10 @@ async def _sign_in(base: str, args) -> tuple[aiohttp.ClientSession, aiohttp.Clie
     return admin, shopper
 
 
-async def measure(session: aiohttp.ClientSession, method: str, path: str, body, requests: int, clients: int) -> dict:
+async def measure(session: aiohttp.ClientSession, method: str, path: str, body, requests: int, clients: int,
+                  args=None) -> dict:
+    """p50 and p99 ms of `requests` sent by `clients` at once (and, with `args.pids` or
+    `args.pg_database`, the CPU-ms a request cost the server and PostgreSQL)."""
     times: list[float] = []
     failures: list[str] = []
 
@@ -139,10 +149,14 @@ async def measure(session: aiohttp.ClientSession, method: str, path: str, body, 
     await asyncio.gather(*(client(warm) for _ in range(clients)))
     times.clear()
     turns = list(range(requests))
+    watched = {"server": _descendants(args.pids) if args and args.pids else set(),
+               "postgres": _pg_backends(args.pg_database) if args and args.pg_database else set()}
+    before = {name: _ticks(pids) for name, pids in watched.items()}
     await asyncio.gather(*(client(turns) for _ in range(clients)))
+    cpu = {f"{name}_cpu_ms": _cpu_ms(before[name], _ticks(pids)) / requests for name, pids in watched.items() if pids}
     times.sort()
     return {"p50": statistics.median(times), "p99": times[min(len(times) - 1, int(len(times) * 0.99))],
-            "failures": failures}
+            "failures": failures, **cpu}
 
 
 class Server:
@@ -189,15 +203,18 @@ async def run(args) -> None:
 
 
 async def _alone(server: Server, names: list[str], args) -> None:
-    print(f"| page | p50 ms | p99 ms |  ({args.clients} clients, {args.requests} requests each)\n|---|---|---|")
+    cpu = args.pids or args.pg_database
+    print(f"| page | p50 ms | p99 ms |{' server CPU-ms | PostgreSQL CPU-ms |' if cpu else ''}"
+          f"  ({args.clients} clients, {args.requests} requests each)\n|---|---|---|{'---|---|' if cpu else ''}")
     for name in names:
         session = server.session(name)
         if session is None:
             print(f"| {name} | (no shopper to sign in) | |")
             continue
         method, path, body = server.loads[name]
-        result = await measure(session, method, path, body, args.requests, args.clients)
-        print(f"| {name} | {result['p50']:.1f} | {result['p99']:.1f} |{_note(result)}", flush=True)
+        result = await measure(session, method, path, body, args.requests, args.clients, args)
+        used = "".join(f" {result.get(k, float('nan')):.1f} |" for k in ("server_cpu_ms", "postgres_cpu_ms")) if cpu else ""
+        print(f"| {name} | {result['p50']:.1f} | {result['p99']:.1f} |{used}{_note(result)}", flush=True)
 
 
 async def _side_by_side(servers: list[Server], names: list[str], args) -> None:
@@ -239,6 +256,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--against", help="another server's base URL, measured alternately with --base")
     parser.add_argument("--rounds", type=int, default=3, help="rounds with --against (medians are reported)")
+    parser.add_argument("--pids", type=int, nargs="*", help="the server's pids (with descendants): its CPU a request")
+    parser.add_argument("--pg-database", help="the database whose PostgreSQL backends' CPU a request is counted")
     asyncio.run(run(parser.parse_args()))
 
 
