@@ -143,3 +143,12 @@ async def test_every_gin_index_takes_its_rows_at_once(clean_db):
     gin = {row["relname"]: row["reloptions"] or [] for row in rows}
     assert "orders_email_trgm" in gin and "product_search_tsv" in gin
     assert {name for name, options in gin.items() if "fastupdate=off" not in options} == set()
+
+
+async def test_a_deep_page_of_the_order_list_reads_the_orders_before_it_in_the_lists_order(clean_db):
+    # The order list's ties are broken by id: an index in the list's very order (migration 0034)
+    # passes the rows before a deep page without sorting each moment's orders
+    page = _statement(_ordered(filtered_orders(OrderFilter()), NEWEST).offset(30_000).limit(15).values_list("id", flat=True))
+    nodes = await _plan(*page, sorted_by_index=True, wholly=True)
+    assert not [n for n in nodes if n["Node Type"] in {"Sort", "Incremental Sort"}], nodes
+    assert {n.get("Index Name") for n in nodes} >= {"ix_orders_created_at_id"}, nodes
