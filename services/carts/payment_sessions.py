@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from models import Cart, PaymentSession
 from services.carts.locks import lock_cart_rows
+from services.carts.reads import read_cart
 from services.carts.view import CartView, load_cart_view, stored_tax_lines, view_of, with_forced_taxes
 from services.core import clock
 from services.core.db import atomic
@@ -109,7 +110,17 @@ async def resync_view(view: CartView) -> CartView:
 
 async def select_session(cart_id: str, provider_id: str) -> CartView:
     """The shopper pays with this provider: its session is initiated for the cart's total and
-    becomes the only selected one."""
+    becomes the only selected one.
+
+    A storefront selects the session the region's only provider already has selected: a cart
+    read in one statement that shows it selected for the total, and no other session selected
+    or initiated, is answered from that read without the lock (nothing is written; the answer is
+    the cart as it was at one moment of the request). Any other takes the lock and reads again."""
+    rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines(), at_once=True)
+    if rows is not None and rows.cart.completed_at is None:
+        view = await view_of(rows)
+        if _already_selected(view, provider_id):
+            return _with_sessions(view, view.payment_sessions)
     async with atomic():
         view = await _locked_view(cart_id)
         _, sessions = await _select(view, provider_id)
@@ -156,6 +167,17 @@ async def refresh_session(cart_id: str, provider_id: str) -> CartView:
             await session.save(update_fields=["amount", "updated_at"])
             sessions.append(session)
         return _with_sessions(view, sessions)
+
+
+def _already_selected(view: CartView, provider_id: str) -> bool:
+    """Whether `_select` would write nothing: the provider's session is initiated and selected for
+    the total, and no other is selected or initiated."""
+    if provider_id != ALWAYS_AVAILABLE and provider_id not in {p.id for p in view.region.payment_providers}:
+        return False
+    total = with_forced_taxes(view).totals.total
+    return any(s.provider_id == provider_id and s.is_initiated and s.is_selected and s.amount == total
+               for s in view.payment_sessions) and not any(
+        s.provider_id != provider_id and (s.is_selected or s.is_initiated) for s in view.payment_sessions)
 
 
 async def _select(view: CartView, provider_id: str) -> tuple[PaymentSession, list[PaymentSession]]:
