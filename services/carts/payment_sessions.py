@@ -23,6 +23,7 @@ from services.carts.view import CartView, load_cart_view, stored_tax_lines, view
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
+from services.core.sql import save
 from services.payments import get_provider
 
 __all__ = ["set_payment_sessions", "sync_payment_sessions", "resync_payment_sessions", "resync_view",
@@ -224,7 +225,7 @@ async def _initiate(cart: Cart, session: PaymentSession | None, provider_id: str
     data = await get_provider(provider_id).initiate(total, cart, idempotency_key=key)
     session.data, session.status, session.amount = data, "pending", total
     session.is_initiated, session.is_selected = True, True
-    await session.save()
+    await save(session)
     return session
 
 
