@@ -116,7 +116,9 @@ async def select_session(cart_id: str, provider_id: str) -> CartView:
     A storefront selects the session the region's only provider already has selected: a cart
     read in one statement that shows it selected for the total, and no other session selected
     or initiated, is answered from that read without the lock (nothing is written; the answer is
-    the cart as it was at one moment of the request). Any other takes the lock and reads again."""
+    the cart as it was at one moment of the request). Any other takes the lock and reads again: a
+    cart with discounts, gift cards or stored tax lines (which one statement does not read) pays
+    one statement more than before this way (3, not 2), a plain one three round trips less."""
     rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines(), at_once=True)
     if rows is not None and rows.cart.completed_at is None:
         view = await view_of(rows)
