@@ -268,7 +268,7 @@ FROM generate_series(1, {carts + drafts}) AS i CROSS JOIN generate_series(0, 1) 
 INSERT INTO draft_order (id, created_at, updated_at, status, display_id, cart_id, no_notification_order)
 SELECT pg_temp.bid('dorder', d), now(), now(), 'open', {n} + d, pg_temp.bid('cart', {carts} + d), false
 FROM generate_series(1, {drafts}) AS d;
-UPDATE display_sequence SET value = {n} + {drafts} WHERE name = 'order'"""),
+SELECT setval('display_id_order', {n} + {drafts})"""),
         ("a shopper who can sign in", f"""
 UPDATE customer SET password_hash = '{hash_password(SHOPPER_PASSWORD)}' WHERE id = pg_temp.bid('cus', 3)"""),
     ]

@@ -4,8 +4,9 @@ process's CPU time over it (the server's work plus the in-process client's, abou
 request). The wall time less the CPU time is, on a quiet machine, time spent waiting on
 PostgreSQL. On a PostgreSQL database of this host the backends' CPU over the checkouts is
 reported too (run it with nothing else on that database). With `--profile STEP` the requests of
-that step run under cProfile and the heaviest functions (cumulative) are printed; `--sql STEP`
-prints that step's statements of the last checkout.
+that step (`all`: of every step) run under cProfile, timed by the process's CPU time, and the heaviest functions
+(cumulative; `--sort tottime` by their own time) are printed; `--sql STEP` prints that step's
+statements of the last checkout.
 
     .venv/bin/python -m bench.checkout_profile --checkouts 30 [--profile complete] [--sql add_shipping]
 """
@@ -42,7 +43,7 @@ class _Statements(logging.Handler):
             self.queries.append(message)
 
 
-async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
+async def _run(checkouts: int, profile: str | None, sql: str | None, sort: str = "cumulative") -> None:
     settings = Settings.from_env()
     async with open_store(settings):
         async with served(settings, "checkout_profile") as client:
@@ -53,17 +54,17 @@ async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
             logger.setLevel(logging.DEBUG)
             logger.propagate = False
             rows: dict[str, list[tuple[int, float, float]]] = defaultdict(list)
-            profiler = cProfile.Profile()
+            profiler = cProfile.Profile(time.process_time)  # CPU, not the wait on PostgreSQL
             last_sql: list[str] = []
 
             async def step(name, method, path, body=None):
                 handler.queries.clear()
-                if profile == name:
+                if profile in (name, "all"):
                     profiler.enable()
                 c, t = time.process_time(), time.perf_counter()
                 response = await client.request(method, path, json=body)
                 wall, cpu = time.perf_counter() - t, time.process_time() - c
-                if profile == name:
+                if profile in (name, "all"):
                     profiler.disable()
                 if response.status_code != 200:
                     raise SystemExit(f"{name}: {response.status_code} {response.text[:300]}")
@@ -119,13 +120,14 @@ async def _run(checkouts: int, profile: str | None, sql: str | None) -> None:
             print(q[:400])
     if profile:
         print(f"\n-- cProfile of {profile}")
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+        pstats.Stats(profiler).sort_stats(sort).print_stats(45)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--checkouts", type=int, default=30)
-    parser.add_argument("--profile", choices=STEPS)
+    parser.add_argument("--profile", choices=(*STEPS, "all"))
     parser.add_argument("--sql", choices=STEPS)
+    parser.add_argument("--sort", default="cumulative", help="the profile's order: cumulative, tottime, …")
     args = parser.parse_args()
-    asyncio.run(_run(args.checkouts, args.profile, args.sql))
+    asyncio.run(_run(args.checkouts, args.profile, args.sql, args.sort))

@@ -109,6 +109,8 @@ class GiftCardTransaction(Model):
 class DisplaySequence(Model):
     """Named counters: the one named order numbers orders and draft orders alike (display_id)."""
 
+    # Read on SQLite only: PostgreSQL draws the numbers from a sequence (services/orders/display_ids.py).
+
     name = fields.CharField(primary_key=True, max_length=50)
     value = fields.IntField(default=0)
 

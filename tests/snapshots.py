@@ -52,6 +52,7 @@ def _fingerprint(table: str) -> str:
 class Snapshot:
     rows: dict[str, str] | None = None  # PostgreSQL: table -> JSON array of its rows
     prints: dict[str, str] | None = None  # PostgreSQL: table -> fingerprint
+    sequences: dict[str, int | None] | None = None  # PostgreSQL: sequence -> its last value (None: unused)
     pages: sqlite3.Connection | None = None  # SQLite: an in-memory copy of the database
 
 
@@ -93,7 +94,10 @@ async def take() -> Snapshot:
         )
         found = await conn.execute_query_dict(sql)
         await conn.execute_query(f"DELETE FROM {_NOTED}")  # nothing else writes while a snapshot is taken
-        taken = Snapshot(rows={r["name"]: r["rows"] for r in found}, prints={r["name"]: r["print"] for r in found})
+        sequences = await conn.execute_query_dict(
+            "SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = current_schema()")
+        taken = Snapshot(rows={r["name"]: r["rows"] for r in found}, prints={r["name"]: r["print"] for r in found},
+                         sequences={r["sequencename"]: r["last_value"] for r in sequences})
         _state["at"] = taken
         return taken
     live = conn._connection
@@ -110,6 +114,15 @@ async def _noted() -> set[str]:
     return {r["name"] for r in rows}
 
 
+async def _put_back_sequences(snapshot: Snapshot) -> None:
+    """A sequence (the display ids', services/orders/display_ids.py) is not a table: it is set back
+    to the snapshot's value on every restore, in one statement, whether a test moved it or not."""
+    if snapshot.sequences:
+        values = ", ".join(f"setval('{_quote(name)}', {value or 1}, {'true' if value else 'false'})"
+                           for name, value in snapshot.sequences.items())
+        await connections.get("default").execute_query(f"SELECT {values}")
+
+
 async def restore(snapshot: Snapshot, current: Snapshot | None = None) -> None:
     """Put the database back to `snapshot`. (`current` is unused: the tables written since the
     last snapshot are known, on PostgreSQL; kept for callers that name it.)"""
@@ -120,6 +133,7 @@ async def restore(snapshot: Snapshot, current: Snapshot | None = None) -> None:
         _state["at"] = snapshot
         return
     at: Snapshot = _state["at"]  # type: ignore[assignment]
+    await _put_back_sequences(snapshot)
     written = await _noted()
     untracked = set(_tables()) - _state["tracked"]  # type: ignore[operator]
     assert not untracked, f"tables without the change trigger (made after the session began): {untracked}"

@@ -285,7 +285,7 @@ HAND_WRITTEN_WRITES = {
     "services/inventory/locations.py",  # a location's levels deleted with it, counted
     "services/migration/medusa_v1/collisions.py",  # merging and renumbering our rows that collide with the shop's
     "services/migration/medusa_v1/writer.py",  # the move's writer: bulk writes, its checks and SQLite's pragmas
-    "services/orders/display_ids.py",  # the display-id counter: UPDATE … RETURNING in its own transaction
+    "services/orders/display_ids.py",  # the display ids: a sequence's nextval (PostgreSQL), the counter row's UPDATE … RETURNING (SQLite)
     "services/orders/placement.py",  # stock taken at placement: a conditional UPDATE … RETURNING
 }
 # Reads that still run outside a reads module: each goes when its module moves (the test fails

@@ -12,6 +12,7 @@ from models import Address, Cart, Country
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
 from services.core.metadata import merge_metadata
+from services.core.sql import insert, save
 from services.regions.parts import region_parts
 
 __all__ = ["ADDRESS_FIELDS", "region_countries", "set_address", "move_shipping_country", "new_shipping_address"]
@@ -30,7 +31,8 @@ async def region_countries(region_id: str) -> list[str]:
 
 
 async def new_shipping_address(cart: Cart, country_code: str) -> None:
-    cart.shipping_address = await Address.create(country_code=country_code)
+    cart.shipping_address = Address(country_code=country_code)
+    await insert(cart.shipping_address)
 
 
 async def set_address(cart: Cart, slot: str, value: dict | str | None) -> None:
@@ -55,7 +57,7 @@ async def set_address(cart: Cart, slot: str, value: dict | str | None) -> None:
     address.update_from_dict(changes)
     if "metadata" in value:
         address.metadata = merge_metadata(address.metadata, value["metadata"])
-    await address.save()
+    await save(address)
     setattr(cart, relation, address)
 
 

@@ -35,6 +35,7 @@ from services.customers.customers import guest_customer
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.core.ids import fits
+from services.core.sql import insert
 from services.regions.parts import region_parts
 from services.sales_channels.scopes import KeyScope, cart_channel, check_channel
 from services.store.defaults import get_store
@@ -94,12 +95,12 @@ async def create_cart(
     if customer is not None:
         cart.customer_id, cart.email = customer.id, customer.email
     if country is None and not new.items:
-        await cart.save()  # one INSERT: atomic on its own
+        await insert(cart)  # one INSERT: atomic on its own
     else:
         async with atomic():
             if country is not None:
                 await new_shipping_address(cart, country)
-            await cart.save()
+            await insert(cart)
             await add_lines(cart, new.items)
             if new.items:
                 return await load_checked_view(cart.id)

@@ -22,6 +22,7 @@ from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
 from services.carts.line_limits import check_room
 from services.core.ids import fits, fitting
+from services.core.sql import insert
 from services.core.metadata import check_shared, merge_metadata
 from services.inventory.channel_stock import show_channel_stock
 from services.catalog.pricing import Price, PriceContext, price_context, variant_price
@@ -192,12 +193,13 @@ async def add_lines(
         else:
             check_room(len(existing) + 1, "cart")
             check_shared(metadata, None, (i.metadata for i in existing), "cart")
-            same = await LineItem.create(
+            same = LineItem(
                 cart_id=cart.id, variant_id=variant.id, title=variant.product.title, description=variant.title,
                 thumbnail=variant.product.thumbnail, is_giftcard=variant.product.is_giftcard,
                 allow_discounts=variant.product.discountable, should_merge=True, has_shipping=False,
                 unit_price=price, includes_tax=includes_tax, quantity=quantity, metadata=metadata,
             )
+            await insert(same)
             existing.append(same)
         object.__setattr__(same, "_variant", variant)
         written[same.id] = same

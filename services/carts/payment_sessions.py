@@ -18,10 +18,12 @@ from dataclasses import replace
 
 from models import Cart, PaymentSession
 from services.carts.locks import lock_cart_rows
+from services.carts.reads import read_cart
 from services.carts.view import CartView, load_cart_view, stored_tax_lines, view_of, with_forced_taxes
 from services.core import clock
 from services.core.db import atomic
 from services.core.errors import NotAllowed, NotFound
+from services.core.sql import save
 from services.payments import get_provider
 
 __all__ = ["set_payment_sessions", "sync_payment_sessions", "resync_payment_sessions", "resync_view",
@@ -109,7 +111,19 @@ async def resync_view(view: CartView) -> CartView:
 
 async def select_session(cart_id: str, provider_id: str) -> CartView:
     """The shopper pays with this provider: its session is initiated for the cart's total and
-    becomes the only selected one."""
+    becomes the only selected one.
+
+    A storefront selects the session the region's only provider already has selected: a cart
+    read in one statement that shows it selected for the total, and no other session selected
+    or initiated, is answered from that read without the lock (nothing is written; the answer is
+    the cart as it was at one moment of the request). Any other takes the lock and reads again: a
+    cart with discounts, gift cards or stored tax lines (which one statement does not read) pays
+    one statement more than before this way (3, not 2), a plain one three round trips less."""
+    rows = await read_cart(cart_id, stored_tax_lines=stored_tax_lines(), at_once=True)
+    if rows is not None and rows.cart.completed_at is None:
+        view = await view_of(rows)
+        if _already_selected(view, provider_id):
+            return _with_sessions(view, view.payment_sessions)
     async with atomic():
         view = await _locked_view(cart_id)
         _, sessions = await _select(view, provider_id)
@@ -158,6 +172,17 @@ async def refresh_session(cart_id: str, provider_id: str) -> CartView:
         return _with_sessions(view, sessions)
 
 
+def _already_selected(view: CartView, provider_id: str) -> bool:
+    """Whether `_select` would write nothing: the provider's session is initiated and selected for
+    the total, and no other is selected or initiated."""
+    if provider_id != ALWAYS_AVAILABLE and provider_id not in {p.id for p in view.region.payment_providers}:
+        return False
+    total = with_forced_taxes(view).totals.total
+    return any(s.provider_id == provider_id and s.is_initiated and s.is_selected and s.amount == total
+               for s in view.payment_sessions) and not any(
+        s.provider_id != provider_id and (s.is_selected or s.is_initiated) for s in view.payment_sessions)
+
+
 async def _select(view: CartView, provider_id: str) -> tuple[PaymentSession, list[PaymentSession]]:
     """Select the provider's session of the locked cart in `view`; the session and the cart's
     sessions afterwards. A session already selected for the total is not written again."""
@@ -202,7 +227,7 @@ async def _initiate(cart: Cart, session: PaymentSession | None, provider_id: str
     data = await get_provider(provider_id).initiate(total, cart, idempotency_key=key)
     session.data, session.status, session.amount = data, "pending", total
     session.is_initiated, session.is_selected = True, True
-    await session.save()
+    await save(session)
     return session
 
 

@@ -74,15 +74,21 @@ class CartRows:
 async def read_cart(
     cart_id: str, *, stored_tax_lines: Callable[[Cart], bool],
     methods_wanted: Callable[[list[PaymentSession], list[Discount]], bool] | None = None, with_payment: bool = False,
+    at_once: bool = False,
 ) -> CartRows | None:
     """The live cart's rows, or None. `stored_tax_lines(cart)`: whether its stored tax lines are
     wanted (they are not when its taxes are computed). `methods_wanted(sessions, discounts)`:
     False when the caller is about to remove the shipping methods anyway (none are read).
-    `with_payment`: its payment (`cart.payment_id`, unless canceled) is joined to the first."""
+    `with_payment`: its payment (`cart.payment_id`, unless canceled) is joined to the first.
+    `at_once`: only a cart the first statement reads whole (no discounts, gift cards or stored tax
+    lines wanted) is answered, None for another too: its rows are the cart at one moment, as
+    a read outside the cart's lock needs them."""
     cart_rows, line_rows, method_rows = await _cart_and_lines(cart_id, with_payment)
     if not cart_rows:
         return None
     cart, sessions, counts, payment = _fold_cart(cart_rows, with_payment)
+    if at_once and (counts["discounts"] or counts["gift_cards"] or stored_tax_lines(cart)):
+        return None
     discounts = await _discounts(cart) if counts["discounts"] else []
     gift_cards = await _gift_cards(cart) if counts["gift_cards"] else []
     with_taxes, with_adjustments = stored_tax_lines(cart), amount_discount(discounts) is not None

@@ -19,6 +19,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
+from services.core.sql import insert
 from services.regions.parts import region_parts
 from services.regions.taxes import system_lines
 from services.shipping.options import (
@@ -92,9 +93,10 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
         same_profile = [m.id for m in rows.shipping_methods if m.shipping_option.profile_id == option.profile_id]
         if same_profile:
             await ShippingMethod.filter(id__in=same_profile).delete()
-        method = await ShippingMethod.create(
+        method = ShippingMethod(
             cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {},
             includes_tax=option.includes_tax)
+        await insert(method)
         object.__setattr__(method, "_shipping_option", option)
         rows.shipping_methods = [m for m in rows.shipping_methods if m.id not in same_profile] + [method]
         rows.method_tax_lines = {m.id: rows.method_tax_lines.get(m.id, []) for m in rows.shipping_methods}

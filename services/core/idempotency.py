@@ -28,6 +28,7 @@ from tortoise.expressions import Q
 from models import IdempotencyKey
 from services.core import clock, purging
 from services.core.errors import Conflict, InvalidData
+from services.core.sql import insert
 
 log = logging.getLogger("commerce.idempotency")
 
@@ -98,10 +99,11 @@ async def begin(value: str | None, method: str, path: str, body: Any, params: di
     mark = fingerprint(method, path, body)
     now = clock.now()
     try:
-        key = await IdempotencyKey.create(
+        key = IdempotencyKey(
             idempotency_key=value, fingerprint=mark, request_method=method.upper(), request_path=path,
             request_params=params, recovery_point="started", locked_at=now, updated_at=now,
         )
+        await insert(key)
         return Held(key)
     except IntegrityError:
         pass  # the key exists: a retry, a concurrent twin, or a reuse

@@ -31,7 +31,7 @@ from models import Job
 from services.core import clock
 from services.core.db import atomic
 from services.core.purging import delete_in_batches
-from services.core.sql import numbered
+from services.core.sql import insert, numbered
 
 __all__ = [
     "QUEUES", "enqueue", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
@@ -78,7 +78,8 @@ _CLAIM_PG = numbered("postgres", _CLAIM)
 async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:
     """Ask for `actor_name(*args, **kwargs)`: a row now, a message once the transaction commits."""
     async with atomic() as unit:
-        job = await Job.create(actor_name=actor_name, queue_name=queue_name, args=list(args), kwargs=kwargs)
+        job = Job(actor_name=actor_name, queue_name=queue_name, args=list(args), kwargs=kwargs)
+        await insert(job)
         unit.after_commit(lambda: send(job, mark=False))
     return job
 

@@ -9,7 +9,8 @@ ORM's statements do not serve (the reads live in an area's `reads.py` or `*_read
 - model instances built from a statement's rows as Tortoise's own `Model._init_from_db` builds
   them (`RowBuilder`, with `aliased_columns` to select a model's columns under an alias, or `Source`
   for a statement built with pypika), so they serialize and save exactly as queried ones do;
-- bulk writes of many rows in few statements (`bulk_upsert`, `bulk_update`).
+- bulk writes of many rows in few statements (`bulk_upsert`, `bulk_update`);
+- a new instance written by the model's own INSERT, without `save()`'s per-call machinery (`insert`).
 
 The rows below a page of parents read in one UNION ALL are services/core/union_rows.py's."""
 
@@ -32,6 +33,7 @@ from tortoise.timezone import get_default_timezone, get_use_tz
 
 __all__ = [
     "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
+    "insert", "save",
     "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter", "typed_null",
 ]
 
@@ -194,6 +196,47 @@ def question_marks(n: int) -> str:
     """`?, ?, …` for an IN list of `n` values of a statement for `numbered` (`NULL`, matching
     nothing, for none)."""
     return ", ".join("?" * n) if n else "NULL"
+
+
+async def insert(instance: Model) -> None:
+    """Write a new `instance` (in the current transaction, if any) as `save()` writes one: the
+    model's INSERT as the ORM builds it (its executor's, taken once per model and dialect), each
+    field's value as the ORM converts it (`to_db_value`, which also stamps the instance's
+    `auto_now` timestamps), nothing read back; the instance is then saved, as after `save()`.
+    What `save()` spends besides, per call (an executor made, the save signals gathered, the
+    database defaults looked for), is for what these models do not use: signals, database
+    defaults and generated keys (such a model is refused). A checkout's cart steps write their new
+    rows this way (services/carts/)."""
+    model = type(instance)
+    db = model._meta.db
+    text, fields = _insert_statement(model, db)
+    await db.execute_query(text, [field.to_db_value(getattr(instance, name), instance) for name, field in fields])
+    instance._saved_in_db = True
+
+
+async def save(instance: Model) -> None:
+    """`instance.save()`, a new instance written by `insert`."""
+    if instance._saved_in_db:
+        await instance.save()
+    else:
+        await insert(instance)
+
+
+def _insert_statement(model: type[Model], db) -> tuple[str, tuple]:
+    key = (model, db.capabilities.dialect)
+    found = _INSERTS.get(key)
+    if found is None:
+        meta = model._meta
+        if meta.generated_db_fields or meta.db_default_db_columns or any(
+                listeners.get(model) for listeners in model._listeners.values()):
+            raise TypeError(f"{model.__name__} has generated keys, database defaults or signals: save() it")
+        executor = db.executor_class(model=model, db=db)
+        fields = tuple((name, meta.fields_map[name]) for name in executor.regular_columns)
+        found = _INSERTS[key] = (executor.insert_query, fields)
+    return found
+
+
+_INSERTS: dict[tuple, tuple[str, tuple]] = {}
 
 
 async def execute(connection, text: str, values: list) -> list[dict]:

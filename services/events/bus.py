@@ -7,6 +7,7 @@ from __future__ import annotations
 from services.core import outbox
 from models import Event
 from services.core.db import atomic
+from services.core.sql import insert
 
 __all__ = ["emit", "DISPATCH_ACTOR"]
 
@@ -15,6 +16,7 @@ DISPATCH_ACTOR = "dispatch_event"
 
 async def emit(name: str, **data) -> Event:
     async with atomic():
-        event = await Event.create(name=name, data=data)
+        event = Event(name=name, data=data)
+        await insert(event)
         await outbox.enqueue(DISPATCH_ACTOR, event.id, queue_name="events")
     return event

@@ -1,10 +1,12 @@
 """Display ids: the short numbers shoppers and staff read (order #1042). Orders and draft orders
 draw from one counter, as in Medusa v1.
 
-A number is taken in its own short transaction, never inside the caller's: the counter row is
-locked only for that moment, so concurrent checkouts of different carts do not queue behind
-each other. A number taken by a transaction that later rolls back is skipped (Medusa's serial
-columns skip numbers the same way)."""
+On PostgreSQL the counter is a sequence (`display_id_order`, models/migrations/0035): `nextval`
+locks no row and is not undone by a rollback, so a number is taken by one statement wherever the
+caller is, and concurrent checkouts never queue on it. On SQLite it is the `display_sequence` row,
+bumped in its own short transaction, never inside the caller's (on SQLite's one connection it
+would wait for itself). A number taken by a transaction that later rolls back is skipped (Medusa's
+serial columns skip numbers the same way)."""
 
 from __future__ import annotations
 
@@ -13,20 +15,40 @@ from typing import Sequence
 from tortoise.transactions import in_transaction
 
 from models import DisplaySequence
+from services.core.sql import placeholders
 
-__all__ = ["next_display_id", "next_display_id_for_cart", "ensure_sequence"]
+__all__ = ["next_display_id", "next_display_id_for_cart", "ensure_sequence", "continue_after"]
 
 ORDER_SEQUENCE = "order"
+
+
+def _sequence(name: str) -> str:
+    """The PostgreSQL sequence of the counter `name` (models/migrations/0035)."""
+    return f"display_id_{name}"
 
 
 async def ensure_sequence() -> None:
     await DisplaySequence.get_or_create(name=ORDER_SEQUENCE, defaults={"value": 0})
 
 
+async def continue_after(highest: int, name: str = ORDER_SEQUENCE) -> None:
+    """The counter `name` goes on after `highest` (never back): its next number is at least
+    `highest` + 1."""
+    await ensure_sequence()
+    db = DisplaySequence._meta.db
+    if db.capabilities.dialect != "postgres":
+        await DisplaySequence.filter(name=name, value__lt=highest).update(value=highest)
+    elif highest > 0:  # setval(s, n): the next number is n + 1
+        sequence = _sequence(name)
+        await db.execute_query(
+            f"SELECT setval('\"{sequence}\"', $1) FROM \"{sequence}\" WHERE NOT is_called OR last_value < $1",
+            [highest],
+        )
+
+
 async def next_display_id(name: str = ORDER_SEQUENCE) -> int:
-    """The next number of the counter `name` (1 for the first). Call it outside any transaction:
-    inside one it would hold the counter's lock until that transaction ends (and on SQLite's one
-    connection it would wait for itself)."""
+    """The next number of the counter `name` (1 for the first). Call it outside any transaction
+    (on PostgreSQL it may be called inside one: the sequence holds no lock)."""
     number = await _next_when(None, [], name)
     if number is None:
         raise LookupError(f"display sequence {name!r} is missing: run `commerce migrate`")
@@ -55,15 +77,18 @@ async def next_display_id_for_cart(cart_id: str, provider_ids: Sequence[str]) ->
 
 async def _next_when(condition: str | None, params: list, name: str = ORDER_SEQUENCE) -> int | None:
     """The next number of the counter `name`, taken only when the SQL `condition` holds (None
-    when it does not), in the same one statement. The condition's parameter marks are `{}`,
-    numbered from 2 on PostgreSQL."""
+    when it does not), in the same one statement. The condition's parameter marks are `{}`."""
+    db = DisplaySequence._meta.db
+    if db.capabilities.dialect == "postgres":
+        # No transaction of its own: the one statement commits on its own, or is the caller's.
+        where = f" WHERE {condition.format(*placeholders('postgres', 1, len(params)))}" if condition else ""
+        rows = await db.execute_query_dict(f"SELECT nextval('\"{_sequence(name)}\"') AS \"value\"{where}", params)
+        return int(rows[0]["value"]) if rows else None
     async with in_transaction() as connection:
-        sqlite = connection.capabilities.dialect == "sqlite"
-        marks = ["?"] * len(params) if sqlite else [f"${n}" for n in range(2, 2 + len(params))]
+        marks = placeholders("sqlite", 2, len(params))
         where = f' AND ({condition.format(*marks)})' if condition else ""
         rows = await connection.execute_query_dict(
-            'UPDATE "display_sequence" SET "value" = "value" + 1 WHERE "name" = '
-            f'{"?" if sqlite else "$1"}{where} RETURNING "value"',
+            f'UPDATE "display_sequence" SET "value" = "value" + 1 WHERE "name" = ?{where} RETURNING "value"',
             [name, *params],
         )
     return int(rows[0]["value"]) if rows else None

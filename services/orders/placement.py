@@ -12,6 +12,7 @@ transaction rolls back; nothing is half-written.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 from tortoise.expressions import F, Q
 
@@ -25,7 +26,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
-from services.core.sql import placeholders
+from services.core.sql import insert, placeholders, save
 from services.gift_cards.gift_cards import create_gift_card
 from services.inventory.order_stock import reserve_lines
 from services.events.bus import emit
@@ -207,7 +208,7 @@ async def place_order(
     if short := await reserve_lines(view.items, cart.sales_channel_id):  # stock per location
         raise InsufficientInventory(short)
     await reserve_inventory(view.items)
-    order = await Order.create(
+    order = Order(
         display_id=display_id, cart_id=cart.id, customer_id=cart.customer_id, email=cart.email,
         billing_address_id=cart.billing_address_id, shipping_address_id=cart.shipping_address_id,
         region_id=cart.region_id, currency_code=cart.region.currency_code, payment_status=payment_status,
@@ -216,30 +217,56 @@ async def place_order(
         no_notification=draft_order.no_notification_order if draft_order else None,
         idempotency_key=cart.idempotency_key,
     )
+    await insert(order)
     if payment is not None and authorized_at is not None:
         payment.order_id = order.id
-        await payment.save()
+        await save(payment)
     elif payment is not None:
         await Payment.filter(id=payment.id).update(order_id=order.id)
     if view.discounts:
         await order.discounts.add(*view.discounts)
         await redeem(sorted(d.id for d in view.discounts))
     await _spend_gift_cards(view, order)
-    await LineItem.filter(cart_id=cart.id).update(order_id=order.id)
-    await ShippingMethod.filter(cart_id=cart.id).update(order_id=order.id)
     await _issue_bought_gift_cards(view, order)
     completed = {"completed_at": clock.now()}
     if authorized_at is not None:
         completed["payment_authorized_at"] = authorized_at
         if payment is not None:
             completed["payment_id"] = payment.id
-    await Cart.filter(id=cart.id).update(**completed)
+    await _hand_over(cart.id, order.id, completed)
     await emit(ev.ORDER_PLACED, id=order.id, no_notification=order.no_notification)
     if draft_order is not None:
         await DraftOrder.filter(id=draft_order.id).update(
             status="completed", order_id=order.id, completed_at=clock.now()
         )
     return order
+
+
+async def _hand_over(cart_id: str, order_id: str, completed: dict) -> None:
+    """The cart's lines and shipping methods become the order's, and the cart takes `completed`
+    (its completion, and the payment's marks when authorized with it). On PostgreSQL in one
+    statement (the two hand-overs as data-modifying WITH queries of the cart's UPDATE), built once
+    per shape: a round trip for each of the three was a tenth of a completion's; SQLite, which has
+    no such WITH, runs the three."""
+    db = Cart._meta.db
+    if db.capabilities.dialect != "postgres":
+        await LineItem.filter(cart_id=cart_id).update(order_id=order_id)
+        await ShippingMethod.filter(cart_id=cart_id).update(order_id=order_id)
+        await Cart.filter(id=cart_id).update(**completed)
+        return
+    fields = Cart._meta.fields_map
+    values = [fields[name].to_db_value(value, Cart) for name, value in completed.items()]
+    await db.execute_query(_hand_over_statement(tuple(completed)), [order_id, cart_id, *values])
+
+
+@lru_cache(maxsize=None)
+def _hand_over_statement(columns: tuple[str, ...]) -> str:
+    sets = ", ".join(f'"{column}" = ${n}' for n, column in enumerate(columns, start=3))
+    return (
+        'WITH "lines" AS (UPDATE "line_item" SET "order_id" = $1 WHERE "cart_id" = $2), '
+        '"methods" AS (UPDATE "shipping_method" SET "order_id" = $1 WHERE "cart_id" = $2) '
+        f'UPDATE "cart" SET {sets} WHERE "id" = $2'
+    )
 
 
 async def _spend_gift_cards(view: CartView, order: Order) -> None:

@@ -22,7 +22,7 @@ from services.migration.medusa_v1.entities import ENTITIES, JOINED, LEFT_OUT, En
 from services.migration.medusa_v1.marks import load_marks, save_mark
 from services.migration.medusa_v1.money import check_money
 from services.migration.medusa_v1.orders import trade_entities
-from models import DisplaySequence, DraftOrder, Order
+from models import DraftOrder, Order
 from services.migration.medusa_v1.progress import Progress
 from services.migration.medusa_v1.report import EntityCount, Report
 from services.migration.medusa_v1.schema import is_medusas
@@ -30,7 +30,7 @@ from services.migration.medusa_v1.source import Source, open_source
 from services.migration.medusa_v1.stock import settle_stock
 from services.migration.medusa_v1.target import prepare_target
 from services.migration.medusa_v1.writer import Target, TargetColumns, quick_commits
-from services.orders.display_ids import ORDER_SEQUENCE, ensure_sequence
+from services.orders.display_ids import continue_after
 
 __all__ = ["move"]
 
@@ -276,8 +276,7 @@ async def continue_display_ids() -> None:
     for model in (Order, DraftOrder):
         top = await model.all().order_by("-display_id").first().values_list("display_id", flat=True)
         highest = max(highest, top or 0)
-    await ensure_sequence()
-    await DisplaySequence.filter(name=ORDER_SEQUENCE, value__lt=highest).update(value=highest)
+    await continue_after(highest)
 
 
 def _account_for_schema(source: Source, report: Report, used: dict[str, set[str]], entities) -> None:

@@ -10,7 +10,7 @@ from itertools import count
 from models import ProductVariant
 from tests.cart_factories import new_cart, option_id, ship, shipping_option, update_cart
 from tests.checkout_factories import ADDRESS, EU_ADDRESS, complete, pay_with_manual
-from tests.conftest import count_queries
+from tests.conftest import BACKEND, count_queries
 
 _emails = count()
 
@@ -149,8 +149,9 @@ async def test_payment_sessions_and_selecting_one_take_the_same_few_statements_f
     await _same_as_read(client, answers)
     again, answers = await _step(client, [a["cart"] for a in answers], "POST", "/store/carts/{id}/payment-sessions", {})
     await _same_as_read(client, answers)
-    # I expect only the lock and the read of the cart with its method under it: nothing to write
-    assert select[0] == select[1] <= 2 and again[0] == again[1] <= 2, (select, again)
+    # I expect nothing written: selecting it reads the cart with its method in one statement (no
+    # lock: 2 with it), asking again takes the lock and the read under it
+    assert select[0] == select[1] <= 1 and again[0] == again[1] <= 2, (select, again)
 
 
 async def test_completing_takes_the_same_statements_for_one_line_or_twenty(client, seeded):
@@ -170,5 +171,6 @@ async def test_completing_takes_the_same_statements_for_one_line_or_twenty(clien
     # the lines are not read again, its method and the method's tax lines in the same statement;
     # authorizing, placing, the key finished), its job sent after it without a mark; 25 when
     # authorizing and placing were two transactions each reading the cart in four, and the job's
-    # send was marked; 17 when the method was read by a statement of its own
-    assert counts[0] == counts[1] <= 16, counts
+    # send was marked; 17 when the method was read by a statement of its own. PostgreSQL hands the
+    # lines and the method to the order with the cart's completion in one statement (3 on SQLite)
+    assert counts[0] == counts[1] <= (14 if BACKEND == "postgres" else 16), counts

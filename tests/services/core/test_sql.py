@@ -10,9 +10,10 @@ import pytest
 from tortoise import Tortoise
 from tortoise.transactions import in_transaction
 
-from models import ProductTag
+from models import Address, LineItem, ProductTag
 from services.core.sql import (
-    RowBuilder, aliased_columns, bulk_update, bulk_upsert, execute, numbered, placeholders, question_marks,
+    RowBuilder, aliased_columns, bulk_update, bulk_upsert, execute, insert, numbered, placeholders, question_marks,
+    save,
 )
 
 _COLUMNS = ["id", "value", "metadata", "created_at", "updated_at"]
@@ -75,6 +76,34 @@ async def test_every_model_is_built_with_the_state_the_orm_gives_a_loaded_instan
         # and no instance sharing a mutable part of that state with another
         shared = [k for k, v in vars(mine).items() if isinstance(v, (dict, list, set)) and v is vars(again)[k]]
         assert shared == [], model.__name__
+
+
+async def test_an_instance_inserted_is_the_row_and_the_instance_save_makes():
+    # Given two new lines alike but for their ids, one saved by the ORM, one inserted
+    values = dict(title="Shirt", description="M", thumbnail=None, is_giftcard=False,
+                  should_merge=True, allow_discounts=True, has_shipping=None, unit_price=1999, quantity=2,
+                  includes_tax=False, metadata={"gift": True})
+    saved, inserted = LineItem(**values), LineItem(**values)
+    await saved.save()
+    await insert(inserted)
+    # I expect the instances in the same state (timestamps stamped, saved) and the rows read alike
+    mine, theirs = vars(inserted), vars(saved)
+    differ = {k for k in mine if mine[k] != theirs[k]}
+    assert differ <= {"id", "created_at", "updated_at"} and inserted._saved_in_db and inserted.created_at
+    rows = {i.id: i for i in await LineItem.filter(id__in=[saved.id, inserted.id])}
+    for field in LineItem._meta.db_fields - {"id", "created_at", "updated_at"}:
+        assert getattr(rows[saved.id], field) == getattr(rows[inserted.id], field), field
+    assert rows[inserted.id].created_at == inserted.created_at and rows[inserted.id].metadata == {"gift": True}
+
+
+async def test_saving_inserts_a_new_instance_and_updates_a_read_one():
+    # Given a new address saved, then changed and saved again
+    address = Address(country_code="us", city="Boston")
+    await save(address)
+    address.city = "Salem"
+    await save(address)
+    # I expect one row, as changed
+    assert [(a.id, a.city) for a in await Address.all()] == [(address.id, "Salem")]
 
 
 @pytest.mark.parametrize("copy_from", [10**9, 0], ids=["arrays", "copy"])
