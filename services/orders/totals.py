@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from services.carts.totals import (
     ItemInput, ItemTotals, ShippingInput, ShippingTotals, cart_totals, check_totals, line_refund, round_half_up,
+    tax_on,
 )
 
 __all__ = ["TransactionInput", "PaymentInput", "OrderTotals", "order_totals", "TOTAL_KEYS"]
@@ -26,8 +28,7 @@ TOTAL_KEYS = (
 )
 
 
-@dataclass(frozen=True)
-class TransactionInput:
+class TransactionInput(NamedTuple):  # a named tuple, as services/carts/totals.py ItemInput
     """What one gift card gave to the order."""
 
     amount: int
@@ -36,8 +37,7 @@ class TransactionInput:
     card_tax_rate: float | None = None  # the card's own rate, for those old transactions
 
 
-@dataclass(frozen=True)
-class PaymentInput:
+class PaymentInput(NamedTuple):
     amount: int
     amount_refunded: int = 0
     canceled: bool = False
@@ -117,5 +117,5 @@ def _gift_card_totals(
         if t.is_taxable is None and (gift_cards_taxable or t.card_tax_rate):
             rate = t.card_tax_rate if t.card_tax_rate is not None else region_tax_rate
         total += t.amount
-        tax = round_half_up(tax + Fraction(t.amount) * Fraction(str(rate or 0)) / 100)
+        tax += tax_on(t.amount, rate)  # round(tax + amount × rate), tax being whole: in integers
     return total, tax

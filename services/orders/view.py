@@ -233,12 +233,12 @@ def compute_totals(
     lines = [
         ItemInput(
             item.id, item.unit_price, item.quantity - (item.returned_quantity or 0),
-            fixed_rate or tuple(t.rate for t in item_tax_lines[item.id]), discount_of(item), item.includes_tax,
+            fixed_rate or tuple([t.rate for t in item_tax_lines[item.id]]), discount_of(item), item.includes_tax,
         )
         for item in items
     ]
     shipping = [
-        ShippingInput(m.id, m.price, fixed_rate or tuple(t.rate for t in method_tax_lines[m.id]), m.includes_tax)
+        ShippingInput(m.id, m.price, fixed_rate or tuple([t.rate for t in method_tax_lines[m.id]]), m.includes_tax)
         for m in shipping_methods
     ]
     transactions = [
