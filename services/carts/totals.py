@@ -38,6 +38,7 @@ __all__ = [
     "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
     "ShippingTotals", "CartTotals",
     "round_half_up", "tax_on", "tax_in_price", "item_totals", "shipping_totals", "cart_totals", "line_refund",
+    "LineSums", "line_sums",
 ]
 
 
@@ -210,10 +211,19 @@ def _shipping_totals(price: int, rates: tuple, includes_tax: bool, free_shipping
     return check_totals(totals, "shipping method ")
 
 
-def cart_totals(
-    items: list[ItemInput], shipping: list[ShippingInput] = (), gift_cards: list[GiftCardInput] = (), *,
-    free_shipping: bool = False, gift_cards_taxable: bool = True,
-) -> CartTotals:
+class LineSums(NamedTuple):
+    """Each line's and method's figures (by id) and their sums: what a cart's and an order's totals share."""
+
+    items: dict[str, ItemTotals]
+    shipping_methods: dict[str, ShippingTotals]
+    subtotal: int
+    discount_total: int
+    item_tax_total: int
+    shipping_total: int
+    shipping_tax_total: int
+
+
+def line_sums(items: list[ItemInput], shipping: list[ShippingInput] = (), free_shipping: bool = False) -> LineSums:
     by_item = {i.id: item_totals(i) for i in items}
     by_method = {m.id: shipping_totals(m, free_shipping) for m in shipping}
     subtotal = discount_total = item_tax = shipping_total = shipping_tax = 0
@@ -224,6 +234,15 @@ def cart_totals(
     for m in by_method.values():
         shipping_total += m.subtotal
         shipping_tax += m.tax_total
+    return LineSums(by_item, by_method, subtotal, discount_total, item_tax, shipping_total, shipping_tax)
+
+
+def cart_totals(
+    items: list[ItemInput], shipping: list[ShippingInput] = (), gift_cards: list[GiftCardInput] = (), *,
+    free_shipping: bool = False, gift_cards_taxable: bool = True,
+) -> CartTotals:
+    by_item, by_method, subtotal, discount_total, item_tax, shipping_total, shipping_tax = line_sums(
+        items, shipping, free_shipping)
     tax_total = item_tax + shipping_tax
     if gift_cards_taxable:
         gift_cardable = subtotal + shipping_total - discount_total
