@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import hashlib
 import os
 import tempfile
@@ -64,6 +65,8 @@ async def run(settings: Settings, orders: int) -> dict:
         await add_orders(orders)
         print(f"orders in place in {time.perf_counter() - started:.1f}s")
         setup.configure(settings, answers=ApiAnswers())  # as the worker process starts
+        gc.collect()
+        gc.freeze()  # as its boot ends (workers/boot.py FreezeBoot)
         rss_before = peak_rss_mb()
         job = await create_batch_job("bench", "order-export", {})
         started, cpu = time.perf_counter(), time.process_time()
