@@ -9,7 +9,8 @@ Tortoise instances) cost about 2 ms an order to print 26 columns. Here:
   channel, and the two region columns their totals read;
 - one UNION ALL for the rows their totals read (lines, their tax lines and adjustments, shipping
   methods and their tax lines, discounts with their rule's type, gift-card transactions with their
-  card's rate, payments), only the columns `compute_totals` reads, as lean rows;
+  card's rate, payments), only the columns `compute_totals` reads, as lean rows; a line's or a
+  method's first tax line comes as a rate in its own row, its others (rare) as rows;
 - the totals by that same `compute_totals`, so the export's money is the order routes' money.
 
 Where the order of rows changes the totals they come in the view's relation order (an order's
