@@ -4,6 +4,7 @@ and a clean stop (workers/stopping.py)."""
 
 from __future__ import annotations
 
+import gc
 import signal
 
 
@@ -39,7 +40,7 @@ from workers.logs import configure_logging  # noqa: E402
 from workers.stopping import GracefulStop  # noqa: E402
 from workers.tracking import JobTracking  # noqa: E402
 
-__all__ = ["TortoiseInit"]
+__all__ = ["TortoiseInit", "FreezeBoot"]
 
 
 class TortoiseInit(Middleware):
@@ -60,6 +61,17 @@ class TortoiseInit(Middleware):
         get_event_loop_thread().run_coroutine(Tortoise.close_connections())
 
 
+class FreezeBoot(Middleware):
+    """Once the boot is done (Tortoise open, actors loaded): what it made lives as long as the
+    process, so it leaves the cyclic collector's full passes, as the web server's start does
+    (app/server.py). A long job's pages set those passes off, and each walked the whole boot:
+    about a tenth of the order export's CPU."""
+
+    def before_worker_boot(self, broker, worker):
+        gc.collect()
+        gc.freeze()
+
+
 configure_logging()
 settings = Settings.from_env()
 setup.configure(settings, answers=ApiAnswers())  # every area the jobs read, the event subscribers
@@ -70,3 +82,4 @@ stop = GracefulStop(settings.worker_grace_seconds, next(m for m in broker.middle
 broker.add_middleware(stop)
 broker.add_middleware(stop.edges, before=JobTracking)
 load_actors()
+broker.add_middleware(FreezeBoot())  # last: after TortoiseInit opened the pools

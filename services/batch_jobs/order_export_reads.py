@@ -9,7 +9,8 @@ Tortoise instances) cost about 2 ms an order to print 26 columns. Here:
   channel, and the two region columns their totals read;
 - one UNION ALL for the rows their totals read (lines, their tax lines and adjustments, shipping
   methods and their tax lines, discounts with their rule's type, gift-card transactions with their
-  card's rate, payments), only the columns `compute_totals` reads, as lean rows;
+  card's rate, payments), only the columns `compute_totals` reads, as lean rows; a line's or a
+  method's first tax line comes as a rate in its own row, its others (rare) as rows;
 - the totals by that same `compute_totals`, so the export's money is the order routes' money.
 
 Where the order of rows changes the totals they come in the view's relation order (an order's
@@ -60,25 +61,35 @@ _ORDERS = (
 _ITEM, _ITEM_TAX, _ADJUSTMENT, _METHOD, _METHOD_TAX, _DISCOUNT, _TRANSACTION, _PAYMENT = range(8)
 _TEXT, _INT, _RATE, _FLAG, _TIME = ("CAST(NULL AS TEXT)", "CAST(NULL AS BIGINT)", "CAST(NULL AS DOUBLE PRECISION)",
                                     "CAST(NULL AS BOOLEAN)", "CAST(NULL AS TIMESTAMPTZ)")
+# A line's or a method's first tax line (by id) comes in its own row, in the rate slot (NULL: it
+# has none; a tax line's rate is never NULL), and only its other tax lines as rows of their own:
+# nearly every line has one tax line, and a row fewer is a row the driver and the loop below skip.
+_FIRST_RATE = ('(SELECT "f"."rate" FROM "{table}" "f" WHERE "f"."{owner}" = "{id}"."id" '
+               'ORDER BY "f"."id" LIMIT 1)')
+_NOT_FIRST = ('"x"."id" > (SELECT MIN("f"."id") FROM "{table}" "f" WHERE "f"."{owner}" = "x"."{owner}")')
 _BRANCHES = (
     f'SELECT {_ITEM}, "i"."order_id", "i"."id", {_TEXT}, "i"."unit_price", "i"."quantity", "i"."returned_quantity", '
-    f'{_RATE}, {_RATE}, "i"."allow_discounts", "i"."includes_tax", {_TIME} '
+    f'{_FIRST_RATE.format(table="line_item_tax_line", owner="item_id", id="i")}, {_RATE}, '
+    f'"i"."allow_discounts", "i"."includes_tax", {_TIME} '
     'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id"',
     f'SELECT {_ITEM_TAX}, "i"."order_id", "x"."item_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", {_RATE}, '
     f'{_FLAG}, {_FLAG}, {_TIME} '
     'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
-    'JOIN "line_item_tax_line" "x" ON "x"."item_id" = "i"."id"',
+    'JOIN "line_item_tax_line" "x" ON "x"."item_id" = "i"."id" '
+    f'WHERE {_NOT_FIRST.format(table="line_item_tax_line", owner="item_id")}',
     f'SELECT {_ADJUSTMENT}, "i"."order_id", "x"."item_id", "x"."discount_id", "x"."amount", {_INT}, {_INT}, '
     f'{_RATE}, {_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
     'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
     'JOIN "line_item_adjustment" "x" ON "x"."item_id" = "i"."id"',
-    f'SELECT {_METHOD}, "m"."order_id", "m"."id", {_TEXT}, "m"."price", {_INT}, {_INT}, {_RATE}, {_RATE}, '
+    f'SELECT {_METHOD}, "m"."order_id", "m"."id", {_TEXT}, "m"."price", {_INT}, {_INT}, '
+    f'{_FIRST_RATE.format(table="shipping_method_tax_line", owner="shipping_method_id", id="m")}, {_RATE}, '
     f'{_FLAG}, "m"."includes_tax", {_TIME} '
     'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id"',
     f'SELECT {_METHOD_TAX}, "m"."order_id", "x"."shipping_method_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", '
     f'{_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
     'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id" '
-    'JOIN "shipping_method_tax_line" "x" ON "x"."shipping_method_id" = "m"."id"',
+    'JOIN "shipping_method_tax_line" "x" ON "x"."shipping_method_id" = "m"."id" '
+    f'WHERE {_NOT_FIRST.format(table="shipping_method_tax_line", owner="shipping_method_id")}',
     f'SELECT {_DISCOUNT}, "j"."order_id", "d"."id", "dr"."type", {_INT}, {_INT}, {_INT}, {_RATE}, {_RATE}, '
     f'{_FLAG}, {_FLAG}, "d"."created_at" '
     'FROM {keys} JOIN "order_discounts" "j" ON "j"."order_id" = "k"."id" '
@@ -154,6 +165,16 @@ async def fetch_page(ids: list[str]) -> tuple[list, list]:
     return orders, rows
 
 
+class _ByRow(dict):
+    """Rows by their owner (a line or a shipping method) over a whole page, read as `compute_totals`
+    reads its per-order dicts: an owner without rows has none."""
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return ()
+
+
 def build_page(ids: list[str], fetched: tuple[list, list]) -> list[ExportedOrder]:
     """The orders `ids` from what `fetch_page` read for them, with their totals."""
     orders, rows = fetched
@@ -166,21 +187,30 @@ def build_page(ids: list[str], fetched: tuple[list, list]) -> list[ExportedOrder
 
     items: dict[str, list] = {}
     methods: dict[str, list] = {}
-    adjustments: dict[str, list] = {}
-    item_taxes: dict[str, list] = {}
-    method_taxes: dict[str, list] = {}
+    payments: dict[str, list] = {}
     discounts: dict[str, list] = {}
     transactions: dict[str, list] = {}
-    payments: dict[str, list] = {}
+    adjustments, item_taxes, method_taxes = _ByRow(), _ByRow(), _ByRow()
+    # Few rates and regions on a page: each is one shared lean row, not one a line.
+    rates: dict = {}
     for kind, order_id, key, text, n1, n2, n3, rate, rate2, flag1, flag2, when in rows:
-        if kind == _ITEM:
-            items.setdefault(order_id, []).append(_Item(key, n1, n2, n3, flag1, flag2))
-        elif kind == _ITEM_TAX:
-            item_taxes.setdefault(key, []).append(_TaxLine(rate))
-        elif kind == _METHOD:
-            methods.setdefault(order_id, []).append(_Method(key, n1, flag2))
-        elif kind == _METHOD_TAX:
-            method_taxes.setdefault(key, []).append(_TaxLine(rate))
+        if kind == _ITEM or kind == _METHOD:
+            if kind == _ITEM:
+                lean, listed, taxed = _Item(key, n1, n2, n3, flag1, flag2), items, item_taxes
+            else:
+                lean, listed, taxed = _Method(key, n1, flag2), methods, method_taxes
+            if order_id in listed:
+                listed[order_id].append(lean)
+            else:
+                listed[order_id] = [lean]
+            if rate is not None:  # its first tax line's rate
+                alone = rates.get(rate)
+                if alone is None:
+                    alone = rates[rate] = (_TaxLine(rate),)
+                taxed[key] = (*taxed[key], *alone) if key in taxed else alone
+        elif kind == _ITEM_TAX or kind == _METHOD_TAX:  # a second tax line or more
+            taxed = item_taxes if kind == _ITEM_TAX else method_taxes
+            taxed[key] = (*taxed[key], _TaxLine(rate))
         elif kind == _PAYMENT:
             payments.setdefault(order_id, []).append(_Payment(n1, n2, when))
         elif kind == _ADJUSTMENT:
@@ -191,21 +221,20 @@ def build_page(ids: list[str], fetched: tuple[list, list]) -> list[ExportedOrder
             transactions.setdefault(order_id, []).append(
                 _Transaction(key, n1, rate, flag1, _Card(rate2), created(when)))
     by_discount, by_transaction = relation_order(Discount), relation_order(GiftCardTransaction)
+    regions: dict = {}
     found = {}
-    none: list = []
+    none: tuple = ()
     for row in orders:
         order_id = row[0]
         given = discounts.get(order_id, none)
-        order = _Order(order_id, row[19], sorted(given, key=by_discount) if given else given, _Region(row[20], row[21]))
-        mine, shipped = items.get(order_id, none), methods.get(order_id, none)
+        region = regions.get((row[20], row[21]))
+        if region is None:
+            region = regions[row[20], row[21]] = _Region(row[20], row[21])
         spent = transactions.get(order_id, none)
         totals = compute_totals(
-            order=order, items=mine, shipping_methods=shipped,
-            adjustments={i.id: adjustments.get(i.id, none) for i in mine},
-            item_tax_lines={i.id: item_taxes.get(i.id, none) for i in mine},
-            method_tax_lines={m.id: method_taxes.get(m.id, none) for m in shipped},
-            gift_card_transactions=sorted(spent, key=by_transaction) if spent else spent,
-            payments=payments.get(order_id, none),
+            _Order(order_id, row[19], sorted(given, key=by_discount) if given else given, region),
+            items.get(order_id, none), adjustments, item_taxes, methods.get(order_id, none), method_taxes,
+            sorted(spent, key=by_transaction) if spent else spent, payments.get(order_id, none),
         )
         found[order_id] = ExportedOrder(row, totals, created(row[3]))
     return [found[i] for i in ids if i in found]

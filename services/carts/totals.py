@@ -22,10 +22,13 @@ cart or order that could no longer be read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import floor
+from operator import attrgetter
+from typing import NamedTuple
 
 from services.core.errors import InvalidData
 from services.core.money import MAX_AMOUNT, MIN_AMOUNT
@@ -35,6 +38,7 @@ __all__ = [
     "check_amount", "check_totals", "ItemInput", "ShippingInput", "GiftCardInput", "ItemTotals",
     "ShippingTotals", "CartTotals",
     "round_half_up", "tax_on", "tax_in_price", "item_totals", "shipping_totals", "cart_totals", "line_refund",
+    "LineSums", "line_sums",
 ]
 
 
@@ -49,11 +53,30 @@ def check_amount(name: str, amount: int) -> int:
 
 def check_totals(totals, prefix: str = ""):
     """The totals (a dataclass of amounts), if each fits; else InvalidData naming the first that does not."""
+    amounts = _amounts_of(type(totals))
+    if amounts is not None:  # the usual case, all in range: two comparisons, not one a field
+        try:
+            if MIN_AMOUNT <= min(values := amounts(totals)) and max(values) <= MAX_AMOUNT:
+                return totals
+        except TypeError:  # a value that is not a number: the field by field check below
+            pass
     for name, value in vars(totals).items():
         # type() first: an export checks millions of these, and almost every value is a plain int
         if (type(value) is int or isinstance(value, int)) and not MIN_AMOUNT <= value <= MAX_AMOUNT:
             check_amount(f"{prefix}{name}", value)
     return totals
+
+
+_AMOUNTS: dict[type, Callable | None] = {}
+
+
+def _amounts_of(kind: type) -> Callable | None:
+    """A getter of the dataclass's amount fields (those typed `int`), as a tuple; None for a type
+    with fewer than two."""
+    if kind not in _AMOUNTS:
+        names = [f.name for f in fields(kind) if f.type in ("int", int)] if is_dataclass(kind) else []
+        _AMOUNTS[kind] = attrgetter(*names) if len(names) > 1 else None
+    return _AMOUNTS[kind]
 
 
 def round_half_up(value: Fraction) -> int:
@@ -74,8 +97,9 @@ def tax_on(amount: int, rate: float) -> int:
     return (2 * amount * percent.numerator + percent.denominator) // (2 * percent.denominator)
 
 
-@dataclass(frozen=True)
-class ItemInput:
+# The inputs are named tuples: as immutable as frozen dataclasses, built at a third of their cost
+# (an order's totals build one a line, a method, a payment, and an export reads thousands).
+class ItemInput(NamedTuple):
     id: str
     unit_price: int
     quantity: int
@@ -84,8 +108,7 @@ class ItemInput:
     includes_tax: bool = False  # unit_price already holds the tax of tax_rates
 
 
-@dataclass(frozen=True)
-class ShippingInput:
+class ShippingInput(NamedTuple):
     id: str
     price: int
     tax_rates: tuple[float, ...] = ()
@@ -188,17 +211,38 @@ def _shipping_totals(price: int, rates: tuple, includes_tax: bool, free_shipping
     return check_totals(totals, "shipping method ")
 
 
+class LineSums(NamedTuple):
+    """Each line's and method's figures (by id) and their sums: what a cart's and an order's totals share."""
+
+    items: dict[str, ItemTotals]
+    shipping_methods: dict[str, ShippingTotals]
+    subtotal: int
+    discount_total: int
+    item_tax_total: int
+    shipping_total: int
+    shipping_tax_total: int
+
+
+def line_sums(items: list[ItemInput], shipping: list[ShippingInput] = (), free_shipping: bool = False) -> LineSums:
+    by_item = {i.id: item_totals(i) for i in items}
+    by_method = {m.id: shipping_totals(m, free_shipping) for m in shipping}
+    subtotal = discount_total = item_tax = shipping_total = shipping_tax = 0
+    for t in by_item.values():  # one pass, not a sum a figure
+        subtotal += t.subtotal
+        discount_total += t.discount_total
+        item_tax += t.tax_total
+    for m in by_method.values():
+        shipping_total += m.subtotal
+        shipping_tax += m.tax_total
+    return LineSums(by_item, by_method, subtotal, discount_total, item_tax, shipping_total, shipping_tax)
+
+
 def cart_totals(
     items: list[ItemInput], shipping: list[ShippingInput] = (), gift_cards: list[GiftCardInput] = (), *,
     free_shipping: bool = False, gift_cards_taxable: bool = True,
 ) -> CartTotals:
-    by_item = {i.id: item_totals(i) for i in items}
-    by_method = {m.id: shipping_totals(m, free_shipping) for m in shipping}
-    subtotal = sum(t.subtotal for t in by_item.values())
-    discount_total = sum(t.discount_total for t in by_item.values())
-    item_tax = sum(t.tax_total for t in by_item.values())
-    shipping_total = sum(t.subtotal for t in by_method.values())
-    shipping_tax = sum(t.tax_total for t in by_method.values())
+    by_item, by_method, subtotal, discount_total, item_tax, shipping_total, shipping_tax = line_sums(
+        items, shipping, free_shipping)
     tax_total = item_tax + shipping_tax
     if gift_cards_taxable:
         gift_cardable = subtotal + shipping_total - discount_total

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from services.carts.totals import (
-    ItemInput, ItemTotals, ShippingInput, ShippingTotals, cart_totals, check_totals, line_refund, round_half_up,
+    ItemInput, ItemTotals, ShippingInput, ShippingTotals, check_totals, line_refund, line_sums, round_half_up, tax_on,
 )
 
 __all__ = ["TransactionInput", "PaymentInput", "OrderTotals", "order_totals", "TOTAL_KEYS"]
@@ -26,8 +27,7 @@ TOTAL_KEYS = (
 )
 
 
-@dataclass(frozen=True)
-class TransactionInput:
+class TransactionInput(NamedTuple):  # a named tuple, as services/carts/totals.py ItemInput
     """What one gift card gave to the order."""
 
     amount: int
@@ -36,8 +36,7 @@ class TransactionInput:
     card_tax_rate: float | None = None  # the card's own rate, for those old transactions
 
 
-@dataclass(frozen=True)
-class PaymentInput:
+class PaymentInput(NamedTuple):
     amount: int
     amount_refunded: int = 0
     canceled: bool = False
@@ -71,29 +70,30 @@ def order_totals(
     line's quantity as ordered (by item id; the net quantity when absent), over which a line's
     discount is shared per unit for `refundable`, rounded per unit as Medusa v1 shares it."""
     ordered = ordered or {}
-    base = cart_totals(items, shipping, free_shipping=free_shipping, gift_cards_taxable=gift_cards_taxable)
+    by_item, by_method, subtotal, discount_total, item_tax, shipping_total, shipping_tax = line_sums(
+        items, shipping, free_shipping)
     gift_card_total, gift_card_tax = _gift_card_totals(transactions, gift_cards_taxable, region_tax_rate)
-    tax_total = base.tax_total - gift_card_tax
-    # A canceled payment paid nothing (Medusa v1 still adds it in); refunds are kept on the payments.
-    paid = sum(p.amount for p in payments if not p.canceled)
-    refunded = sum(p.amount_refunded or 0 for p in payments)
+    tax_total = item_tax + shipping_tax - gift_card_tax
+    paid = refunded = 0
+    for p in payments:
+        if not p.canceled:  # a canceled payment paid nothing (Medusa v1 still adds it in)
+            paid += p.amount
+        refunded += p.amount_refunded or 0  # refunds are kept on the payments
+    refundable = {}
+    for i in items:
+        # What a line paid, where its total shows it: a line none of whose units came back (a
+        # returned line's total counts its discount whole over the units left).
+        whole = ordered.get(i.id, i.quantity) == i.quantity
+        refundable[i.id] = line_refund(i, _unit_discount(i, ordered.get(i.id)),
+                                       paid=by_item[i.id].total if whole else None)
     return check_totals(OrderTotals(
-        subtotal=base.subtotal, discount_total=base.discount_total, shipping_total=base.shipping_total,
-        item_tax_total=base.item_tax_total, shipping_tax_total=base.shipping_tax_total, tax_total=tax_total,
+        subtotal=subtotal, discount_total=discount_total, shipping_total=shipping_total,
+        item_tax_total=item_tax, shipping_tax_total=shipping_tax, tax_total=tax_total,
         gift_card_total=gift_card_total, gift_card_tax_total=gift_card_tax,
-        total=base.subtotal + base.shipping_total + tax_total - (gift_card_total + base.discount_total),
+        total=subtotal + shipping_total + tax_total - (gift_card_total + discount_total),
         paid_total=paid, refunded_total=refunded, refundable_amount=paid - refunded,
-        items=base.items,
-        refundable={i.id: line_refund(i, _unit_discount(i, ordered.get(i.id)), paid=_paid(i, base, ordered))
-                    for i in items},
-        shipping_methods=base.shipping_methods,
+        items=by_item, refundable=refundable, shipping_methods=by_method,
     ))
-
-
-def _paid(item: ItemInput, base, ordered: dict[str, int]) -> int | None:
-    """What a line paid, where its total shows it: a line none of whose units came back (a
-    returned line's total counts its discount whole over the units left)."""
-    return base.items[item.id].total if ordered.get(item.id, item.quantity) == item.quantity else None
 
 
 def _unit_discount(item: ItemInput, ordered: int | None) -> int:
@@ -117,5 +117,5 @@ def _gift_card_totals(
         if t.is_taxable is None and (gift_cards_taxable or t.card_tax_rate):
             rate = t.card_tax_rate if t.card_tax_rate is not None else region_tax_rate
         total += t.amount
-        tax = round_half_up(tax + Fraction(t.amount) * Fraction(str(rate or 0)) / 100)
+        tax += tax_on(t.amount, rate)  # round(tax + amount × rate), tax being whole: in integers
     return total, tax

@@ -219,26 +219,21 @@ def compute_totals(
 ) -> OrderTotals:
     discounts = list(order.discounts)
     discount = amount_discount(discounts)
+    # A line counts its adjustments of no discount and of the order's amount discount only.
+    counted = discount.id if discount is not None else _NO_DISCOUNT
     # An order that has its own tax rate (made before tax lines existed) is taxed at it alone.
     fixed_rate = (order.tax_rate,) if order.tax_rate is not None else None
-
-    def discount_of(item: LineItem) -> int:
-        if not item.allow_discounts:
-            return 0
-        return sum(
-            a.amount for a in adjustments[item.id]
-            if a.discount_id is None or (discount is not None and a.discount_id == discount.id)
-        )
-
-    lines = [
-        ItemInput(
+    lines = []
+    for item in items:
+        adjusted = adjustments[item.id] if item.allow_discounts else ()
+        lines.append(ItemInput(
             item.id, item.unit_price, item.quantity - (item.returned_quantity or 0),
-            fixed_rate or tuple(t.rate for t in item_tax_lines[item.id]), discount_of(item), item.includes_tax,
-        )
-        for item in items
-    ]
+            fixed_rate or tuple([t.rate for t in item_tax_lines[item.id]]),
+            sum([a.amount for a in adjusted if a.discount_id is None or a.discount_id == counted]) if adjusted else 0,
+            item.includes_tax,
+        ))
     shipping = [
-        ShippingInput(m.id, m.price, fixed_rate or tuple(t.rate for t in method_tax_lines[m.id]), m.includes_tax)
+        ShippingInput(m.id, m.price, fixed_rate or tuple([t.rate for t in method_tax_lines[m.id]]), m.includes_tax)
         for m in shipping_methods
     ]
     transactions = [
@@ -250,3 +245,6 @@ def compute_totals(
         gift_cards_taxable=order.region.gift_cards_taxable, region_tax_rate=order.region.tax_rate or 0,
         ordered={item.id: item.quantity for item in items},
     )
+
+
+_NO_DISCOUNT = object()  # equal to no adjustment's discount id

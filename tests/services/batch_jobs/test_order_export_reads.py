@@ -11,7 +11,10 @@ from email.utils import format_datetime
 
 import pytest
 
-from models import Address, Customer, Discount, DiscountRule, LineItem, LineItemAdjustment, Order, Region
+from models import (
+    Address, Customer, Discount, DiscountRule, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Region,
+    ShippingMethod, ShippingMethodTaxLine,
+)
 from services.batch_jobs import order_export
 from services.batch_jobs.lifecycle import create_batch_job
 from services.batch_jobs.order_export_reads import read_page
@@ -46,9 +49,18 @@ async def vary(ids: list[str]) -> None:
     """What the moved shops lack: amount and free-shipping discounts with their adjustments (the
     second order's lines count only its first amount discount's), an order taxed at its own rate,
     a returned line, a canceled order, cells holding `;`, `"` and a line break, no shipping address,
-another region and currency."""
+another region and currency, lines and a shipping method with more than one tax line and a line
+with none."""
     with_lines = [o for o in ids if await LineItem.filter(order_id=o).exists()]
-    first, second, fixed, returned, canceled, quoted, bare, abroad = [await Order.get(id=o) for o in with_lines[:8]]
+    first, second, fixed, returned, canceled, quoted, bare, abroad, taxed, untaxed = [
+        await Order.get(id=o) for o in with_lines[:10]]
+    for item in await LineItem.filter(order_id=taxed.id):
+        await LineItemTaxLine.create(item=item, rate=2.5, name="second")
+        await LineItemTaxLine.create(item=item, rate=12.5, name="third")
+    for method in await ShippingMethod.filter(order_id=taxed.id):
+        await ShippingMethodTaxLine.create(shipping_method=method, rate=7.7, name="second")
+    bare_line = await LineItem.filter(order_id=untaxed.id).order_by("id").first()
+    await LineItemTaxLine.filter(item_id=bare_line.id).delete()
     now = datetime.now(timezone.utc)
     percent = await Discount.create(code="EXPORT10", starts_at=now,
                                     rule=await DiscountRule.create(type="percentage", value=10))
