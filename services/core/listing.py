@@ -211,42 +211,52 @@ async def find_page_of_any(
     return [by_id[i] for i in ids if i in by_id], count
 
 
-@dataclass(frozen=True)
 class AnyStatements:
-    """The statements of `find_page_ids_of_any`, each an (SQL, parameters) pair."""
+    """The statements of `find_page_ids_of_any`, each an (SQL, parameters) pair, each built when
+    first asked for (building one costs more CPU than running it: a product search's places hold
+    up to a thousand of the search engine's ids, each a parameter). `capped`: each branch's
+    matches read up to one past SEARCH_COUNT_EXACT_UP_TO."""
 
-    matched: tuple[str, list]  # the page of the (capped) matches, each row with their number
-    page: tuple[str, list]  # the page, each branch read in the list's order up to the page's end
-    count: tuple[str, list]  # the (capped) matches counted
+    def __init__(self, qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool) -> None:
+        self.qs, self.branches, self.config, self.capped = qs, branches, config, capped
+        pk = qs.model._meta.pk_attr
+        terms = [*config.order] + ([] if pk in (name for name, _ in config.order) else [(pk, False)])
+        self.columns = [pk] + [name for name, _ in terms if name != pk]
+        self.order = ", ".join(f'"{self.columns.index(name)}" {"DESC" if desc else "ASC"}' for name, desc in terms)
+
+    def _paged(self, union: str, params: list, select: str) -> tuple[str, list]:
+        limit, offset = placeholders(_db_of(self.qs).capabilities.dialect, len(params) + 1, 2)
+        return (f'SELECT {select} FROM ({union}) AS "page" ORDER BY {self.order} LIMIT {limit} OFFSET {offset}',
+                [*params, self.config.limit, self.config.offset])
+
+    def _matches(self) -> list[QuerySet]:
+        cut = SEARCH_COUNT_EXACT_UP_TO + 1
+        return [self.qs.filter(b).limit(cut) if self.capped else self.qs.filter(b) for b in self.branches]
+
+    @cached_property
+    def matched(self) -> tuple[str, list]:
+        """The page of the (capped) matches, each row with their number."""
+        union = _union([q.values_list(*self.columns) for q in self._matches()], len(self.columns))
+        return self._paged(*union, select='"0", COUNT(*) OVER () AS "matched"')
+
+    @cached_property
+    def page(self) -> tuple[str, list]:
+        """The page, each branch read in the list's order up to the page's end."""
+        end = self.config.offset + self.config.limit
+        members = [_ordered(self.qs.filter(b), self.config).limit(end) for b in self.branches]
+        return self._paged(*_union([q.values_list(*self.columns) for q in members], len(self.columns)), select='"0"')
+
+    @cached_property
+    def count(self) -> tuple[str, list]:
+        """The (capped) matches counted."""
+        counted, params = _union([q.values_list(self.qs.model._meta.pk_attr) for q in self._matches()], 1)
+        return f'SELECT COUNT(*) FROM ({counted}) AS "matched"', params
 
 
 def any_statements(qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool) -> AnyStatements:
     """The statements of `find_page_ids_of_any` (`capped`: each branch's matches read up to one
     past SEARCH_COUNT_EXACT_UP_TO)."""
-    pk = qs.model._meta.pk_attr
-    terms = [*config.order] + ([] if pk in (name for name, _ in config.order) else [(pk, False)])
-    columns = [pk] + [name for name, _ in terms if name != pk]
-    order = ", ".join(f'"{columns.index(name)}" {"DESC" if desc else "ASC"}' for name, desc in terms)
-    dialect = _db_of(qs).capabilities.dialect
-
-    def paged(union: str, params: list, select: str) -> tuple[str, list]:
-        limit, offset = placeholders(dialect, len(params) + 1, 2)
-        return (f'SELECT {select} FROM ({union}) AS "page" ORDER BY {order} LIMIT {limit} OFFSET {offset}',
-                [*params, config.limit, config.offset])
-
-    def cut(q: QuerySet) -> QuerySet:
-        return q.limit(SEARCH_COUNT_EXACT_UP_TO + 1) if capped else q
-
-    matches = [cut(qs.filter(branch)) for branch in branches]
-    end = config.offset + config.limit
-    members = [_ordered(qs.filter(branch), config).limit(end) for branch in branches]
-    counted, count_params = _union([q.values_list(pk) for q in matches], 1)
-    return AnyStatements(
-        matched=paged(*_union([q.values_list(*columns) for q in matches], len(columns)),
-                      select='"0", COUNT(*) OVER () AS "matched"'),
-        page=paged(*_union([q.values_list(*columns) for q in members], len(columns)), select='"0"'),
-        count=(f'SELECT COUNT(*) FROM ({counted}) AS "matched"', count_params),
-    )
+    return AnyStatements(qs, branches, config, capped)
 
 
 def _union(queries: list[QuerySet], width: int) -> tuple[str, list]:
