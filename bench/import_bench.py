@@ -16,15 +16,12 @@ as an actor would; the broker is the in-memory one, so nothing else picks the jo
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
 import os
-import tempfile
 import time
-from dataclasses import replace
 
 from app.config import Settings
-from bench.in_process import open_store, peak_rss_mb
+from bench.in_process import open_store, run_and_print, run_batch_job
 
 HEADER = [
     "Product Handle", "Product Title", "Product Description", "Product Status", "Product Collection Title",
@@ -49,36 +46,11 @@ def write_csv(path: str, rows: int) -> None:
             ])
 
 
-def _cpu_seconds(pid: int | str = "self") -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:  # not Linux, or the server is not on this machine
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def _server_pids() -> list[int]:
-    """The PostgreSQL backends serving this database (the bench's pool): the bench is alone on it."""
-    from tortoise import connections
-
-    connection = connections.get("default")
-    if connection.capabilities.dialect != "postgres":
-        return []
-    _, rows = await connection.execute_query(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
-    return [row[0] for row in rows]
-
-
-async def _cpu(pids: list[int]) -> float:
-    return _cpu_seconds() + sum(_cpu_seconds(pid) for pid in pids)
-
-
 async def run(settings: Settings, rows: int, chunk_size: int) -> dict:
     from app.shapes.completion import ApiAnswers
     from models import BatchJob, Product, Region
     from services import files, setup
-    from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
+    from services.batch_jobs.lifecycle import create_batch_job
 
     async with open_store(settings):
         if not await Region.filter(name="Bench", deleted_at=None).exists():
@@ -90,31 +62,16 @@ async def run(settings: Settings, rows: int, chunk_size: int) -> dict:
         write_csv(path, rows)
         print(f"wrote {rows} lines ({os.path.getsize(path) / 1e6:.1f} MB) in {time.perf_counter() - started:.1f}s")
         products_before = await Product.all().count()
-        rss_before = peak_rss_mb()
 
         job = await create_batch_job("bench", "product-import", {"fileKey": "bench.csv", "chunk_size": chunk_size})
-        started = time.perf_counter()
-        await run_pre_processing(job.id)
-        pre_seconds = time.perf_counter() - started
-        pids = await _server_pids()
-        cpu_before = await _cpu(pids)
-        started = time.perf_counter()
-        await run_processing(job.id)
-        process_seconds = time.perf_counter() - started
-        pids = sorted(set(pids) | set(await _server_pids()))
-        process_cpu = await _cpu(pids) - cpu_before
+        timing = await run_batch_job(job.id)
         job = await BatchJob.get(id=job.id)
         await storage.delete("bench.csv")
         return {
             "rows": rows, "status": job.status, "chunk_size": chunk_size,
             "applied": job.result.get("applied"), "errors": job.result.get("error_count"),
             "products_before": products_before, "products_after": await Product.all().count(),
-            "pre_processing_s": round(pre_seconds, 2), "processing_s": round(process_seconds, 2),
-            "processing_rows_per_s": round(rows / process_seconds),
-            "processing_cpu_s": round(process_cpu, 2),
-            "processing_rows_per_cpu_s": round(rows / process_cpu) if process_cpu else None,
-            "end_to_end_rows_per_s": round(rows / (pre_seconds + process_seconds)),
-            "peak_rss_mb_before_import": round(rss_before, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
+            **timing.figures(rows, "rows"),
         }
 
 
@@ -123,12 +80,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--chunk-size", type=int, default=1000)
     args = parser.parse_args()
-    settings = Settings.from_env()
-    settings = replace(settings, file_storage_dir=tempfile.mkdtemp(prefix="import-bench-"))
-    result = asyncio.run(run(settings, args.rows, args.chunk_size))
-    width = max(len(k) for k in result)
-    for key, value in result.items():
-        print(f"{key:<{width}}  {value}")
+    run_and_print(lambda settings: run(settings, args.rows, args.chunk_size), "import-bench-")
 
 
 if __name__ == "__main__":

@@ -15,16 +15,12 @@ runs are called directly, as an actor would; the broker is the in-memory one.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import hashlib
-import os
-import tempfile
 import time
-from dataclasses import replace
 
 from app.config import Settings
-from bench.in_process import open_store, peak_rss_mb
+from bench.in_process import load_average, open_store, peak_rss_mb, run_and_print
 
 BULK = 2000  # rows written per INSERT
 
@@ -84,7 +80,7 @@ async def run(settings: Settings, orders: int) -> dict:
             "export_s": round(seconds, 2), "orders_per_s": round((job.result.get("count") or 0) / seconds),
             # This process's CPU time (not the database's): what the figure is on a machine others share
             "export_cpu_s": round(cpu, 2), "orders_per_cpu_s": round((job.result.get("count") or 0) / cpu),
-            "load_average_1_5_15": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+            "load_average_1_5_15": load_average(),
             "peak_rss_mb_before_export": round(rss_before, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
             "file_md5": digest.hexdigest(),
         }
@@ -94,12 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orders", type=int, default=100_000)
     args = parser.parse_args()
-    settings = Settings.from_env()
-    settings = replace(settings, file_storage_dir=tempfile.mkdtemp(prefix="export-bench-"))
-    result = asyncio.run(run(settings, args.orders))
-    width = max(len(k) for k in result)
-    for key, value in result.items():
-        print(f"{key:<{width}}  {value}")
+    run_and_print(lambda settings: run(settings, args.orders), "export-bench-")
 
 
 if __name__ == "__main__":

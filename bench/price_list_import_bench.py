@@ -17,16 +17,12 @@ the broker is the in-memory one.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
 import os
-import tempfile
 import time
-from dataclasses import replace
 
 from app.config import Settings
-from bench.import_bench import _cpu, _server_pids
-from bench.in_process import open_store, peak_rss_mb
+from bench.in_process import open_store, run_and_print, run_batch_job
 
 
 async def _variants():
@@ -70,7 +66,7 @@ async def run(settings: Settings, prices: int, chunk_size: int) -> dict:
     from app.shapes.completion import ApiAnswers
     from models import BatchJob, MoneyAmount, PriceList
     from services import files, setup
-    from services.batch_jobs.lifecycle import create_batch_job, run_pre_processing, run_processing
+    from services.batch_jobs.lifecycle import create_batch_job
 
     async with open_store(settings):
         setup.configure(settings, answers=ApiAnswers())  # as the worker process starts
@@ -80,20 +76,10 @@ async def run(settings: Settings, prices: int, chunk_size: int) -> dict:
         started = time.perf_counter()
         lines = await write_csv(path, prices)
         print(f"wrote {lines} lines ({os.path.getsize(path) / 1e6:.1f} MB) in {time.perf_counter() - started:.1f}s")
-        rss_before = peak_rss_mb()
 
         job = await create_batch_job("bench", "price-list-import", {
             "price_list_id": price_list.id, "fileKey": "prices.csv", "chunk_size": chunk_size})
-        started = time.perf_counter()
-        await run_pre_processing(job.id)
-        pre_seconds = time.perf_counter() - started
-        pids = await _server_pids()
-        cpu_before = await _cpu(pids)
-        started = time.perf_counter()
-        await run_processing(job.id)
-        process_seconds = time.perf_counter() - started
-        pids = sorted(set(pids) | set(await _server_pids()))
-        process_cpu = await _cpu(pids) - cpu_before
+        timing = await run_batch_job(job.id)
         job = await BatchJob.get(id=job.id)
         await files.storage().delete("prices.csv")
         written = await MoneyAmount.filter(price_list_id=price_list.id).count()
@@ -101,13 +87,7 @@ async def run(settings: Settings, prices: int, chunk_size: int) -> dict:
             "prices": prices, "lines": lines, "status": job.status, "chunk_size": chunk_size,
             "applied": job.result.get("applied"), "errors": job.result.get("error_count"),
             "prices_in_list": written,
-            "pre_processing_s": round(pre_seconds, 2), "processing_s": round(process_seconds, 2),
-            "processing_prices_per_s": round(written / process_seconds),
-            "processing_cpu_s": round(process_cpu, 2),
-            "processing_prices_per_cpu_s": round(written / process_cpu) if process_cpu else None,
-            "end_to_end_prices_per_s": round(written / (pre_seconds + process_seconds)),
-            "load_average_1_5_15": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-            "peak_rss_mb_before_import": round(rss_before, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
+            **timing.figures(written, "prices"),
         }
 
 
@@ -116,12 +96,7 @@ def main() -> None:
     parser.add_argument("--prices", type=int, default=100_000)
     parser.add_argument("--chunk-size", type=int, default=1000)
     args = parser.parse_args()
-    settings = Settings.from_env()
-    settings = replace(settings, file_storage_dir=tempfile.mkdtemp(prefix="price-import-bench-"))
-    result = asyncio.run(run(settings, args.prices, args.chunk_size))
-    width = max(len(k) for k in result)
-    for key, value in result.items():
-        print(f"{key:<{width}}  {value}")
+    run_and_print(lambda settings: run(settings, args.prices, args.chunk_size), "price-import-bench-")
 
 
 if __name__ == "__main__":

@@ -16,15 +16,11 @@ in-memory one.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
-import os
-import tempfile
 import time
-from dataclasses import replace
 
 from app.config import Settings
-from bench.in_process import open_store, peak_rss_mb
+from bench.in_process import load_average, open_store, peak_rss_mb, run_and_print
 
 
 async def run(settings: Settings, batch_size: int | None) -> dict:
@@ -56,7 +52,7 @@ async def run(settings: Settings, batch_size: int | None) -> dict:
             "lines_per_s": round(lines / seconds),
             # This process's CPU time (not the database's): what the figure is on a machine others share
             "export_cpu_s": round(cpu, 2), "lines_per_cpu_s": round(lines / cpu),
-            "load_average_1_5_15": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+            "load_average_1_5_15": load_average(),
             "peak_rss_mb_before_export": round(rss_before, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
         }
 
@@ -65,12 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch-size", type=int, help="export only the newest N products (memory should not move with N)")
     args = parser.parse_args()
-    settings = Settings.from_env()
-    settings = replace(settings, file_storage_dir=tempfile.mkdtemp(prefix="export-bench-"))
-    result = asyncio.run(run(settings, args.batch_size))
-    width = max(len(k) for k in result)
-    for key, value in result.items():
-        print(f"{key:<{width}}  {value}")
+    run_and_print(lambda settings: run(settings, args.batch_size), "export-bench-")
 
 
 if __name__ == "__main__":

@@ -176,11 +176,13 @@ def serve(settings: Settings, host: str, port: int, workers: int, *, announce: s
     else:
         import sanic.mixins.startup
 
-        from workers.web_start import OwnProcessesManager
+        from workers.web_start import OwnProcessesManager, shared_state_manager
 
         # Sanic.serve builds its manager by this name: ours says why a start failed and kills
-        # only its own processes, not the whole process group (workers/web_start.py).
+        # only its own processes, not the whole process group, and takes a stop during the start
+        # for a stop; the processes' shared state outlives a signal to the group (workers/web_start.py).
         sanic.mixins.startup.WorkerManager = OwnProcessesManager
+        sanic.mixins.startup.Manager = shared_state_manager
         Sanic.serve(primary=app, app_loader=loader)
 
 

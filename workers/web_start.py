@@ -1,5 +1,6 @@
-"""`commerce serve --workers N` when a web process cannot start: the reason in one line, and only
-this server's own processes stopped.
+"""`commerce serve --workers N`'s main process: when a web process cannot start, the reason in one
+line and only this server's own processes stopped; when it is asked to stop, a clean stop (exit 0)
+whenever the signal comes.
 
 Sanic's manager, when a web process fails to start (or has not acknowledged its start within its
 limit), logs "Not all workers acknowledged a successful startup" and SIGKILLs the process group of
@@ -8,16 +9,27 @@ script or a terminal without job control, also holds a `commerce worker` and `co
 started beside it. Here each web process records the exception that ended its start in the
 processes' shared state (Sanic's worker state), the manager logs the first one in one line, and
 kills its own web processes only.
+
+A SIGTERM to the process group (a supervisor's stop, Ctrl-C in a terminal) reaches every process
+in it, and so the process that keeps that shared state (a `multiprocessing` manager, which Sanic
+starts with the default handlers): it died at once, the main process's next look at the state
+broke its pipe, and `commerce serve` ended with 1 on a stop it was asked for. That process now
+ignores SIGINT and SIGTERM (`shared_state_manager`) and ends when the main process shuts it down,
+as it does after the web processes have stopped, or dies with it. And a stop asked while the web
+processes start ends the manager's wait for their start: Sanic's waited on until its limit, then
+took the stopped processes for a failed start and exited with 1.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import time
 import traceback
 from contextlib import suppress
+from multiprocessing.managers import SyncManager
 from pathlib import Path
 
 from sanic import Sanic
@@ -25,7 +37,9 @@ from sanic.exceptions import ServerKilled
 from sanic.worker.constants import ProcessState
 from sanic.worker.manager import WorkerManager
 
-__all__ = ["OwnProcessesManager", "record_start_failure", "describe"]
+from workers.parent_death import on_parent_death
+
+__all__ = ["OwnProcessesManager", "record_start_failure", "describe", "shared_state_manager"]
 
 log = logging.getLogger("commerce.web")
 
@@ -73,8 +87,28 @@ def record_start_failure(app: Sanic) -> None:
         errors.removeHandler(handler)
 
 
+def _keep_state(parent: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    on_parent_death(signal.SIGKILL, parent)  # a main process killed outright leaves nothing behind
+
+
+def shared_state_manager() -> SyncManager:
+    """What Sanic's `multiprocessing.Manager()` is, in a process that a signal to the group does
+    not end (see the module's docstring): Sanic shuts it down once the web processes have ended,
+    and it dies with the main process."""
+    manager = SyncManager(ctx=multiprocessing.get_context())
+    manager.start(_keep_state, (os.getpid(),))
+    return manager
+
+
 class OwnProcessesManager(WorkerManager):
-    """Sanic's manager, which on a failed start says why and kills only its own processes."""
+    """Sanic's manager, which on a failed start says why and kills only its own processes, and
+    takes a stop asked during the start for a stop."""
+
+    def _all_workers_ack(self) -> bool:
+        # Sanic's wait for the starts looks here: once a stop is asked, there is nothing to wait for.
+        return self._shutting_down or super()._all_workers_ack()
 
     def kill(self):
         failures = sorted(

@@ -1,7 +1,10 @@
 """The product lists' `q` as Medusa v1's list matches it: a case-insensitive substring of the
-product's title or description, of any of its variants' titles or SKUs (soft-deleted variants too,
-as a join reads them), or of its collection's title; and whatever the search engine found for it
-(services/catalog/products.py `_found`).
+product's title or description, of any of its live variants' titles or SKUs, or of its live
+collection's title; and whatever the search engine found for it (services/catalog/products.py
+`_found`, whose index holds live variants only). Medusa joins the variants and the collection
+with `deleted_at IS NULL` in the join (its ORM's rule for a soft-deletable relation), so a variant
+deleted from a product no longer finds it; a list that asks for soft-deleted rows (the admin's
+`deleted_at`) reads deleted variants and collections too (`with_deleted`), as Medusa's does.
 
 Two ways to ask, with one answer (tests/services/catalog/test_product_q.py holds them equal):
 
@@ -41,35 +44,41 @@ def repeats_products(q: str | None, joined: bool = False) -> bool:
     return bool(q) and (joined or not indexed(q))
 
 
-def matches(q: str, found: list[str], joined: bool = False) -> Q:
+def matches(q: str, found: list[str], joined: bool = False, with_deleted: bool = False) -> Q:
     """The products `q` matches (see the module's docstring), `found` among them; `joined`: asked
-    through the joins whatever `q` is."""
+    through the joins whatever `q` is; `with_deleted`: soft-deleted variants and collections too."""
     if joined or not indexed(q):
-        return (Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q)
-                | Q(variants__sku__icontains=q) | Q(collection__title__icontains=q) | Q(id__in=found))
+        live = {} if with_deleted else {"deleted_at": None}
+        variant = {f"variants__{k}": v for k, v in live.items()}
+        collection = {f"collection__{k}": v for k, v in live.items()}
+        return (Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q, **variant)
+                | Q(variants__sku__icontains=q, **variant) | Q(collection__title__icontains=q, **collection)
+                | Q(id__in=found))
     parts = [Product.filter(c).values("id") if model is Product else ProductVariant.filter(c).values("product_id")
-             for model, c in _conditions(q)]
+             for model, c in _conditions(q, with_deleted)]
     if found:
         parts.append(Product.filter(id__in=found).values("id"))
     return Q(id__in=AnyOf(*parts))
 
 
-def places(q: str, found: list[str]) -> list[Q]:
+def places(q: str, found: list[str], with_deleted: bool = False) -> list[Q]:
     """The places an indexed `q` is looked for in, each a filter of products, `found` the last."""
     out = [c if model is Product else Q(id__in=Subquery(ProductVariant.filter(c).values("product_id")))
-           for model, c in _conditions(q)]
+           for model, c in _conditions(q, with_deleted)]
     if found:
         out.append(Q(id__in=found))
     return out
 
 
-def _conditions(q: str) -> list[tuple[type, Q]]:
-    """Where `q` is looked for: a product's or a variant's condition each."""
-    collections = ProductCollection.filter(title__icontains=q).values("id")
+def _conditions(q: str, with_deleted: bool) -> list[tuple[type, Q]]:
+    """Where `q` is looked for: a product's or a variant's condition each (live variants and
+    collections only, unless `with_deleted`)."""
+    live = {} if with_deleted else {"deleted_at": None}
+    collections = ProductCollection.filter(title__icontains=q, **live).values("id")
     return [
         (Product, Q(title__icontains=q)),
         (Product, Q(description__icontains=q)),
-        (ProductVariant, Q(title__icontains=q)),
-        (ProductVariant, Q(sku__icontains=q)),
+        (ProductVariant, Q(title__icontains=q, **live)),
+        (ProductVariant, Q(sku__icontains=q, **live)),
         (Product, Q(collection_id__in=Subquery(collections))),
     ]

@@ -100,7 +100,7 @@ def _matching(
     if channel_ids:
         qs = qs.filter(sales_channels__id__in=channel_ids)
     if f.q:
-        qs = qs.filter(product_q.matches(f.q, found, joined))
+        qs = qs.filter(product_q.matches(f.q, found, joined, _with_deleted(f)))
     else:
         qs = qs.filter(**{k: v for k, v in (("title", f.title), ("description", f.description)) if v is not None})
     for column, values in (("id", f.id), ("collection_id", f.collection_id), ("type_id", f.type_id),
@@ -112,6 +112,12 @@ def _matching(
     if f.is_giftcard is not None:
         qs = qs.filter(is_giftcard=f.is_giftcard)
     return qs.filter(**date_filters(created_at=f.created_at, updated_at=f.updated_at))
+
+
+def _with_deleted(f: _ProductFilter) -> bool:
+    """Whether the list asks for soft-deleted rows (the admin's `deleted_at`): then `q` reads
+    soft-deleted variants and collections too, as Medusa v1's list does."""
+    return isinstance(f, AdminProductFilter) and f.deleted_at is not None
 
 
 async def _in_categories(qs: QuerySet, f: _ProductFilter, storefront: bool) -> QuerySet:
@@ -318,7 +324,8 @@ async def list_admin_products(f: AdminProductFilter, config: FindConfig) -> Pric
         # the page's end (services/core/listing.py `find_page_ids_of_any`): a word most of the
         # catalogue holds finds the page along the order's index instead of reading every match.
         unsearched = await _admin_filtered(replace(f, q=None, title=None, description=None), [])
-        products, count = await find_page_of_any(unsearched, product_q.places(f.q, found), config, estimate)
+        places = product_q.places(f.q, found, _with_deleted(f))
+        products, count = await find_page_of_any(unsearched, places, config, estimate)
         await _rows_below(products, config.relations, None)
         return PricedProducts(products, count, _base_prices(products, config.relations))
     qs = await _admin_filtered(f, found)

@@ -30,7 +30,7 @@ from tortoise.expressions import Q
 from models import Job
 from services.core import clock
 from services.core.db import atomic
-from services.core.purging import delete_in_batches
+from services.core.purging import delete_in_batches, read_in_batches
 from services.core.sql import insert, numbered
 
 __all__ = [
@@ -47,6 +47,7 @@ log = logging.getLogger("commerce.jobs")
 _CLAIMABLE = ("pending", "enqueued", "retrying")
 TAKEOVER_SECONDS = 15.0  # JOB_TAKEOVER_SECONDS' default: a running job silent this long lost its worker
 _UNBEATEN_SECONDS = 900.0  # a running row that never beat (claimed by a worker of before heartbeats)
+SWEEP_BATCH = 500  # rows the sweep reads a statement (and then sends, one message each)
 
 # The claim (job id, attempt) the running actor holds, set by the worker's tracking before the actor
 # runs (asyncio copies it into the actor's coroutine): work that takes a hold of its own, such as a
@@ -170,24 +171,38 @@ async def give_back(job_id: str, attempt: int, reason: str) -> bool:
 async def resend_stale(grace_seconds: float, lease_seconds: float, takeover_seconds: float = TAKEOVER_SECONDS) -> int:
     """The scheduler's sweep: send pending rows older than the grace period, re-send jobs whose
     message was lost (enqueued or retrying for `lease_seconds`), and take over running jobs whose
-    heartbeat stopped for `takeover_seconds` (their worker died)."""
+    heartbeat stopped for `takeover_seconds` (their worker died). Each kind is read SWEEP_BATCH rows
+    a statement, oldest first, from where its last batch ended, along its index
+    (models/migrations/0037_job_sweep_indexes.py): a backlog is never read at once, and each due
+    row is sent once a run. Answers how many were sent."""
     now = clock.now()
-    pending = await Job.filter(status="pending", created_at__lt=now - timedelta(seconds=grace_seconds))
-    lost = await Job.filter(status__in=("enqueued", "retrying"), updated_at__lt=now - timedelta(seconds=lease_seconds))
-    dead = await Job.filter(_silent(takeover_seconds))
-    if dead:
-        # Only those still silent now: a run that beat meanwhile keeps its job.
-        taken = {j.id for j in dead}
-        for job in dead:
-            if not await Job.filter(_silent(takeover_seconds), id=job.id).update(status="retrying"):
-                taken.discard(job.id)
-        dead = [j for j in dead if j.id in taken]
+    takeover = timedelta(seconds=takeover_seconds)
+    unbeaten = timedelta(seconds=max(takeover_seconds, _UNBEATEN_SECONDS))
+    kinds = (
+        ("pending", Job.filter(status="pending", created_at__lt=now - timedelta(seconds=grace_seconds)), "created_at"),
+        *(("lost", Job.filter(status=status, updated_at__lt=now - timedelta(seconds=lease_seconds)), "updated_at")
+          for status in ("enqueued", "retrying")),
+        ("stalled", Job.filter(status="running", heartbeat_at__lt=now - takeover), "heartbeat_at"),
+        ("stalled", Job.filter(status="running", heartbeat_at=None, started_at__lt=now - unbeaten), "started_at"),
+    )
+    found = {"pending": 0, "lost": 0, "stalled": 0}
     sent = 0
-    for job in pending + lost + dead:
-        sent += await send(job)
-    if pending or lost or dead:
-        log.info("outbox sweep: %d pending, %d lost, %d stalled; %d sent", len(pending), len(lost), len(dead), sent)
+    for kind, due, column in kinds:
+        async for batch in read_in_batches(due, column, SWEEP_BATCH):
+            if kind == "stalled":
+                batch = [job for job in batch if await _take_over(job, takeover_seconds)]
+            found[kind] += len(batch)
+            for job in batch:
+                sent += await send(job)
+    if any(found.values()):
+        log.info("outbox sweep: %d pending, %d lost, %d stalled; %d sent",
+                 found["pending"], found["lost"], found["stalled"], sent)
     return sent
+
+
+async def _take_over(job: Job, takeover_seconds: float) -> bool:
+    """Mark a silent running job for a retry; False when its run beat meanwhile (it keeps its job)."""
+    return bool(await Job.filter(_silent(takeover_seconds), id=job.id).update(status="retrying"))
 
 
 async def purge_finished(older_than_seconds: float) -> int:

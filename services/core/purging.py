@@ -13,12 +13,13 @@ for the first's batch and finds those rows gone.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
-__all__ = ["BATCH", "delete_in_batches", "past"]
+__all__ = ["BATCH", "delete_in_batches", "past", "read_in_batches"]
 
 BATCH = 1000  # rows a purge statement deletes at most: a few milliseconds of locks and WAL
 
@@ -36,6 +37,21 @@ async def delete_in_batches(due: QuerySet, order_by: str) -> int:
         deleted += count
         if count < batch:
             return deleted
+
+
+async def read_in_batches(due: QuerySet, column: str, size: int) -> AsyncIterator[list]:
+    """The rows of `due`, `size` a statement in the order of (`column`, id), each batch going on
+    from where the last ended (`past`): a sweep that may leave a row due reads it once a run. The
+    order is to be served by an index on (`column`, id) under the due condition."""
+    after = None
+    while True:
+        page = due if after is None else due.filter(past(column, after))
+        rows = await page.order_by(column, "id").limit(size)
+        if rows:
+            yield rows
+        if len(rows) < size:
+            return
+        after = (getattr(rows[-1], column), rows[-1].id)
 
 
 def past(column: str, key: tuple[Any, str]) -> Q:

@@ -33,7 +33,7 @@ def _mugs(run: int) -> bytes:
                        "Variant SKU": f"MUG-{run}-{i}", "Price USD": "8"} for i in range(MUGS)], header=header)
 
 
-async def test_a_given_back_import_resumes_within_a_second_every_time(files, admin, worker):
+async def test_a_given_back_import_is_taken_over_by_the_resent_message_every_time(files, admin, worker):
     tracking = next(m for m in BROKER.middleware if isinstance(m, JobTracking))
     for run in range(RUNS):
         # Given an import under way on a worker (one line a chunk, so it is still going)
@@ -45,29 +45,25 @@ async def test_a_given_back_import_resumes_within_a_second_every_time(files, adm
             return j.status == "processing" and (j.result or {}).get("advancement_count", 0) >= 2
 
         await wait_for(under_way, timeout=PATIENCE, interval=0.01)
-        # When the worker gives the job back, its run not yet unwound (it still holds its lease);
-        # with it, whatever the other thread runs then (an event the earlier imports sent)
+        # When the worker gives the job back, its run not yet unwound (it still holds its lease and
+        # keeps its heartbeat fresh, so no takeover by silence can happen); with it, whatever the
+        # other thread runs then (an event the earlier imports sent)
         assert await asyncio.to_thread(tracking.give_back_unfinished) >= 1, run
 
-        # I expect another thread to take the import over within a second
-        async def taken_over():
-            return (await BatchJob.get(id=job.id)).attempts >= 2
-
-        try:
-            await wait_for(taken_over, timeout=1.0, interval=0.02)
-        except AssertionError:
-            pytest.fail(f"run {run + 1} of {RUNS}: the given-back import did not resume within a second")
-
-        # and to finish it, every line once
+        # I expect the message it re-sent to take the import over from the run still holding it
+        # (skipped, it would leave the import to that run, or to the sweep)
         async def done():
             j = await BatchJob.get(id=job.id)
             return j if j.status in ("completed", "failed") else None
 
         finished = await wait_for(done, timeout=PATIENCE, interval=0.05)
+        assert finished.attempts == 2, (run, finished.attempts)
+        # and to finish it, every line once
         assert finished.status == "completed", (run, finished.result)
         assert finished.result["advancement_count"] == finished.result["count"] == 2 * MUGS, run
         assert await Product.filter(handle__startswith=f"mug-{run}-").count() == MUGS, run
         assert await ProductVariant.filter(sku__startswith=f"MUG-{run}-").count() == MUGS, run
+
         # by the run that took it over (its job recorded once that run returns)
         async def recorded():
             j = await Job.get(actor_name="process_batch_job", args=[job.id])

@@ -1,8 +1,9 @@
 """The scheduled maintenance (jobs/maintenance.py) touches only what is due, in bounded batches
 until nothing due is left, finds its rows by index on PostgreSQL, and runs safely on two hosts at
 once: each purge's statements delete at most purging.BATCH rows (lowered here to 2, so a handful
-of rows takes several batches), and the reconciler of stale authorizations reads SWEEP_BATCH
-payments at a time and cancels each once."""
+of rows takes several batches), the reconciler of stale authorizations reads SWEEP_BATCH
+payments at a time and cancels each once, and so the scheduler's outbox sweep reads its
+SWEEP_BATCH jobs at a time and sends each once."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from models import (
     Cart, Event, EventReceipt, GatewayEvent, IdempotencyKey, Job, Payment, Region, Session, WebhookDelivery,
     WebhookEndpoint,
 )
-from services.core import clock, purging
+from services.core import clock, outbox, purging
 from services.core.idempotency import FINISHED, purge_finished as purge_keys
 from services.core.outbox import purge_finished as purge_jobs
 from services.events.retention import purge_old_events
@@ -29,7 +30,7 @@ from services.payments.authorizations import cancel_stale_authorizations
 from services.payments.manual import ManualProvider
 from services.payments.stripe.webhooks import purge_handled
 from services.store.maintenance import purge_expired_sessions
-from tests.conftest import requires_postgres
+from tests.conftest import BROKER, requires_postgres
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -43,6 +44,15 @@ def ago(seconds: float):
 def small_batches(monkeypatch):
     monkeypatch.setattr(purging, "BATCH", 2)
     monkeypatch.setattr(authorizations, "SWEEP_BATCH", 2)
+    monkeypatch.setattr(outbox, "SWEEP_BATCH", 2)
+
+
+@pytest.fixture
+def messages(monkeypatch) -> list[str]:
+    """The ids of the jobs handed to the broker, which keeps them (no worker runs here)."""
+    sent: list[str] = []
+    monkeypatch.setattr(BROKER, "enqueue", lambda message, **kw: sent.append(message.options["job_id"]) or message)
+    return sent
 
 
 class _Statements(logging.Handler):
@@ -298,6 +308,44 @@ async def test_two_purges_at_once_delete_each_row_once(small_batches):
     assert first + second == 9 and await Job.all().count() == 0
 
 
+# ---------------------------------------------------------------- the outbox sweep
+
+async def stale_jobs(n: int) -> list[str]:
+    """`n` jobs of each kind the outbox sweep sends, those of a kind at one instant (a batch goes on
+    from the last one's end by id then): pending past the grace period, enqueued and retrying past
+    the lease, running with a silent heartbeat, and running since long ago without one; their ids."""
+    ids: list[str] = []
+    kinds = (
+        ("pending", "created_at", {}), ("enqueued", "updated_at", {}), ("retrying", "updated_at", {}),
+        ("running", "heartbeat_at", {"started_at": ago(DAY)}), ("running", "started_at", {}),
+    )
+    for status, column, values in kinds:
+        jobs = [await Job.create(actor_name="ping", queue_name="maintenance", args=[status], status=status,
+                                 attempts=int(status == "running"), **values) for _ in range(n)]
+        await Job.filter(id__in=[j.id for j in jobs]).update(**{column: ago(2 * DAY)})
+        ids += [j.id for j in jobs]
+    return ids
+
+
+async def test_a_backlog_of_stale_jobs_larger_than_a_batch_is_all_sent_each_job_once(small_batches, messages):
+    # Given five jobs of each kind the sweep sends, more than a batch each, and jobs it leaves alone
+    due = await stale_jobs(5)
+    await Job.create(actor_name="ping", status="pending")
+    await Job.create(actor_name="ping", status="enqueued")
+    beating = await Job.create(actor_name="ping", status="running", attempts=1, started_at=ago(DAY),
+                               heartbeat_at=ago(1))
+    await Job.create(actor_name="ping", status="succeeded", finished_at=ago(2 * DAY))
+    # When the sweep runs
+    async with recorded() as sent:
+        assert await outbox.resend_stale(grace_seconds=60, lease_seconds=HOUR, takeover_seconds=15) == len(due)
+    # I expect every due job sent once, and the silent running ones given to a retry
+    assert sorted(messages) == sorted(due)
+    assert await Job.filter(status="running").count() == 1 and (await Job.get(id=beating.id)).attempts == 1
+    # read two at a time from where the last read ended: five of each of five kinds, three reads a kind
+    reads = batch_reads(sent, "job")
+    assert len(reads) == 5 * 3 and all(rows_bound(sql, values) == 2 for sql, values in reads), reads
+
+
 # ---------------------------------------------------------------- plans
 
 async def _arrange_events():
@@ -318,6 +366,7 @@ JOBS = {
     "purge_events": (_arrange_events, purge_old_events),
     "purge_gateway_events": (lambda: handled_gateway_events(5), purge_handled),
     "cancel_stale_authorizations": (_arrange_authorizations, lambda: cancel_stale_authorizations(HOUR)),
+    "sweep_outbox": (lambda: stale_jobs(5), lambda: outbox.resend_stale(60, HOUR, 15)),
 }
 
 
@@ -331,6 +380,7 @@ async def _plan(sql: str, values: list) -> list[dict]:
     async with in_transaction() as connection:
         await connection.execute_query("SET LOCAL enable_seqscan = off")
         await connection.execute_query("SET LOCAL enable_sort = off")
+        await connection.execute_query("SET LOCAL enable_incremental_sort = off")  # a sort too
         _, rows = await connection.execute_query(f"EXPLAIN (FORMAT JSON) {sql}", values)
     plan = next(iter(dict(rows[0]).values()))
     return list(_nodes((json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]))
@@ -338,7 +388,7 @@ async def _plan(sql: str, values: list) -> list[dict]:
 
 @requires_postgres("plans are PostgreSQL's")
 @pytest.mark.parametrize("job", JOBS)
-async def test_every_statement_of_a_maintenance_job_finds_its_rows_by_index(small_batches, job):
+async def test_every_statement_of_a_maintenance_job_finds_its_rows_by_index(small_batches, messages, job):
     # Every statement the job sent, planned with sequential scans and sorts priced out of reach,
     # must still have neither, and every index it reads must be bounded by a condition (or be a
     # partial index, whose rows are the few due ones): a due condition without an index of its own
@@ -366,4 +416,4 @@ async def test_every_statement_of_a_maintenance_job_finds_its_rows_by_index(smal
 def test_the_jobs_planned_here_are_the_maintenance_the_scheduler_asks_for():
     from workers.scheduler import MAINTENANCE_ACTORS
 
-    assert set(JOBS) == set(MAINTENANCE_ACTORS) | {"cancel_stale_authorizations"}
+    assert set(JOBS) == set(MAINTENANCE_ACTORS) | {"cancel_stale_authorizations", "sweep_outbox"}

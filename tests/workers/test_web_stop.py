@@ -1,14 +1,18 @@
 """A SIGTERM to `commerce start` as soon as it says it listens (workers/web_stop.py): Sanic's own
 handler lost a stop asked while its after_server_start listeners ran, which is when the banner
 comes, and the server then served on until SIGKILL; and uvloop held a signal that arrived between
-two runs of the loop until another one came."""
+two runs of the loop until another one came. A SIGTERM to the group of `commerce serve --workers 2`
+(workers/web_start.py): the process keeping the web processes' shared state died of it, and a stop
+asked while they started was taken for a failed start, both ending with 1."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,10 +20,11 @@ from tests.conftest import BACKEND, PATIENCE, _free_port, stop_process
 from tests.workers.cli_process import run_until
 
 
-def _said(lines: list[str], text: str) -> bool:
-    """Whether `text` is in the output, once the reader has it (the process may end first)."""
+def _said(lines: list[str], text: str, times: int = 1) -> bool:
+    """Whether `text` is in the output (`times` lines), once the reader has it (the process may end
+    first)."""
     deadline = time.monotonic() + PATIENCE
-    while not any(text in line for line in lines):
+    while sum(text in line for line in lines) < times:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
@@ -40,6 +45,41 @@ def test_a_sigterm_at_the_banner_stops_the_server_gracefully(tmp_path):
         assert proc.wait(PATIENCE) == 0, "\n".join(lines)
         assert _said(lines, "SIGTERM received: stopping"), "\n".join(lines)
         assert _said(lines, "Worker complete"), "\n".join(lines)  # Sanic's line after after_server_stop
+    finally:
+        stop_process(proc)
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory) -> Path:
+    """A SQLite file `commerce migrate` made (serve refuses a store without tables), for each test to copy."""
+    path = tmp_path_factory.mktemp("serve") / "store.sqlite3"
+    env = {**os.environ, "DATABASE_URL": f"sqlite://{path}"}
+    env.pop("REDIS_URL", None)
+    subprocess.run([sys.executable, "-m", "workers.cli", "migrate"], env=env, check=True, capture_output=True,
+                   timeout=PATIENCE * 3)
+    return path
+
+
+@pytest.mark.skipif(BACKEND != "sqlite", reason="the web processes alone, on a fresh SQLite file: run in the SQLite leg")
+@pytest.mark.parametrize("when", ["at the banner", "once both serve"])
+def test_a_sigterm_to_the_group_of_serve_with_two_web_processes_ends_it_with_0(tmp_path, migrated, when):
+    shutil.copy(migrated, tmp_path / "store.sqlite3")
+    env = {**os.environ, "DATABASE_URL": f"sqlite://{tmp_path / 'store.sqlite3'}", "LOG_LEVEL": "INFO",
+           "DASHBOARD_DIR": str(tmp_path / "build"), "DASHBOARD_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("REDIS_URL", None)
+    # Given `commerce serve --workers 2` that has said where it listens (its web processes may
+    # still be starting), or whose web processes have both said they are ready
+    lines, proc = run_until(env, ["serve", "--port", str(_free_port()), "--workers", "2"], "commerce listens on")
+    try:
+        if when == "once both serve":
+            assert _said(lines, "Worker ready", times=2), "\n".join(lines)
+        # When its process group gets SIGTERM, as a supervisor stops it
+        os.killpg(proc.pid, signal.SIGTERM)
+        # I expect it to end with 0, its main process stopped in order
+        assert proc.wait(PATIENCE) == 0, "\n".join(lines)
+        assert _said(lines, "Server Stopped"), "\n".join(lines)
+        assert not any("Experienced exception" in line or "Not all workers" in line for line in lines), \
+            "\n".join(lines)
     finally:
         stop_process(proc)
 

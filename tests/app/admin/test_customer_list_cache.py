@@ -10,6 +10,7 @@ from models import Customer, CustomerGroup, Order
 from services.users.users import set_user_password
 from tests.cart_factories import new_cart, shopper, update_cart
 from tests.conftest import count_queries
+from tests.kept_answers import version_only
 from tests.order_factories import place_order
 
 ADMIN = {"email": "admin@test.com", "password": "supersecret"}
@@ -34,15 +35,8 @@ async def _shop(client) -> dict[str, str]:
     return {"vip": vip.id, "jane": jane.id}
 
 
-def _beyond_auth(statements: list[str]) -> list[str]:
-    """The statements but the caller's look-up (the user by JWT or session, as on every admin route
-    when AUTH_CACHE_SECONDS is 0, as in tests)."""
-    return [s for s in statements if 'FROM "user"' not in s]
-
-
 def _version_only(statements: list[str]) -> bool:
-    rest = _beyond_auth(statements)
-    return len(rest) == 1 and 'FROM "customer_list_version"' in rest[0]
+    return version_only(statements, "customer_list_version")
 
 
 async def _list(client, headers: dict, query: str, **extra):

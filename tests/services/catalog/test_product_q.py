@@ -17,7 +17,10 @@ from tortoise.transactions import in_transaction
 from models import Product, ProductCollection, ProductVariant
 from services.catalog.product_q import places, repeats_products
 import services.core.listing as listing
-from services.catalog.products import AdminProductFilter, _admin_filtered, _found, _matching, _once, list_admin_products
+from services.catalog.products import (
+    AdminProductFilter, StoreProductFilter, _admin_filtered, _found, _matching, _once, list_admin_products,
+    list_store_products,
+)
 from services.core.listing import FindConfig, _Count, _ordered, _statement, any_statements, find_page
 from tests.conftest import count_queries, requires_postgres
 
@@ -30,10 +33,13 @@ CONFIGS = [FindConfig(limit=3), FindConfig(limit=50, order=(("title", False),)),
 
 
 def _joined(q: str, found: list[str]):
-    """The list's `q` as one OR across the joins, each product once."""
+    """The list's `q` as one OR across the joins (live variants and collection only, as Medusa v1
+    joins them), each product once."""
     matches = Product.filter(deleted_at=None).filter(
-        Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q)
-        | Q(variants__sku__icontains=q) | Q(collection__title__icontains=q) | Q(id__in=found)
+        Q(title__icontains=q) | Q(description__icontains=q)
+        | Q(variants__title__icontains=q, variants__deleted_at=None)
+        | Q(variants__sku__icontains=q, variants__deleted_at=None)
+        | Q(collection__title__icontains=q, collection__deleted_at=None) | Q(id__in=found)
     )
     return Product.filter(id__in=Subquery(matches.values_list("id", flat=True)))
 
@@ -98,6 +104,42 @@ async def test_q_matches_some_products_and_not_others(seeded):
     assert (await find_page(_by_union("zzz", []), FindConfig()))[1] == 0
 
 
+async def _listed(q: str, **filters) -> dict[str, set[str]]:
+    """The products each list finds for `q`: the admin's (page by page, and through the joins for
+    its count's estimate) and the store's."""
+    f = AdminProductFilter(q=q, **filters)
+    admin = await list_admin_products(f, FindConfig(limit=50))
+    joined, _ = await find_page(await _admin_filtered(f, await _found(f, False), joined=True), FindConfig(limit=50))
+    out = {"admin": {p.id for p in admin.products}, "admin joined": {p.id for p in joined}}
+    if not filters:
+        out["store"] = {p.id for p in (await list_store_products(StoreProductFilter(q=q), FindConfig(limit=50))).products}
+    return out
+
+
+async def test_a_deleted_variant_or_collection_no_longer_finds_its_product(seeded):
+    # Given the mug with a variant and a collection whose names nothing else holds
+    variant = await ProductVariant.filter(product_id="prod_mug", deleted_at=None).first()
+    await ProductVariant.filter(id=variant.id).update(title="Zanzibar edition", sku="ZANZI-77")
+    collection = await ProductCollection.create(title="Quixotic things", handle="quixotic")
+    await Product.filter(id="prod_mug").update(collection_id=collection.id)
+    qs = ["zanzi", "-77", "edition", "quixotic", "c thi"]  # by the trigram indexes, and through the joins
+    for q in qs:
+        assert all(found == {"prod_mug"} for found in (await _listed(q)).values()), q
+    # When the variant and the collection are soft-deleted
+    now = datetime.now(timezone.utc)
+    await ProductVariant.filter(id=variant.id).update(deleted_at=now)
+    await ProductCollection.filter(id=collection.id).update(deleted_at=now)
+    # I expect no list to find the mug by them any more, as Medusa v1's join of live rows does not
+    for q in qs:
+        assert all(found == set() for found in (await _listed(q)).values()), q
+    # but a list of soft-deleted products (the admin's `deleted_at`) to find it by them, deleted
+    # with them, as Medusa's list reads deleted rows then
+    await Product.filter(id="prod_mug").update(deleted_at=now)
+    for q in qs:
+        found = await _listed(q, deleted_at={"lte": now})
+        assert all(ids == {"prod_mug"} for ids in found.values()), (q, found)
+
+
 def _nodes(plan: dict):
     yield plan
     for child in plan.get("Plans", ()):
@@ -115,12 +157,19 @@ async def _plan(sql: str, params: tuple, seqscan: bool = False) -> list[dict]:
     return list(_nodes((json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]))
 
 
+FILLER_VARIANTS = 1000  # a few hundred already tip the planner; the margin costs a fraction of a second
 TRIGRAM_INDEXES = {"product_title_trgm", "product_description_trgm", "product_variant_title_trgm",
                    "product_variant_sku_trgm"}
 
 
 @requires_postgres("plans are PostgreSQL's")
 async def test_q_reads_each_place_it_looks_by_its_trigram_index(seeded):
+    # Given a catalogue of some thousands of variants, analyzed: in a test shop's few, a whole live
+    # variants' partial index (SKU, UPC …) looks as cheap to read as a trigram index's matches
+    await ProductVariant.bulk_create([
+        ProductVariant(product_id="prod_mug", title=f"Filler {i}", sku=f"FILLER-{i}", inventory_quantity=0)
+        for i in range(FILLER_VARIANTS)])
+    await Tortoise.get_connection("default").execute_script("ANALYZE product; ANALYZE product_variant")
     qs = _by_union("hoodie", ["prod_mug"])
     page = _statement(_ordered(qs, FindConfig(limit=15)).offset(0).limit(15).values_list("id", flat=True))
     count = _Count.of(qs, "postgres")
