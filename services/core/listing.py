@@ -29,7 +29,7 @@ from services.core.sql import placeholders
 __all__ = [
     "FindConfig", "find_page", "find_plain_page", "find_one", "prefetches", "date_filters", "rows_by", "AnyOf",
     "COUNT_EXACT_UP_TO", "SEARCH_COUNT_EXACT_UP_TO", "page_total", "find_page_ids_of_any", "find_page_of_any",
-    "any_statements", "AnyStatements",
+    "AnyStatements",
 ]
 
 # Rows a list counts one by one before its count becomes PostgreSQL's estimate: 667 pages of 15,
@@ -180,7 +180,7 @@ async def find_page_ids_of_any(
     index finds them all in a few pages."""
     db = _db_of(qs)
     postgres = db.capabilities.dialect == "postgres"
-    statements = any_statements(qs, branches, config, postgres)
+    statements = AnyStatements(qs, branches, config, postgres)
     _, rows = await db.execute_query(*statements.matched)
     rows = [dict(row) for row in rows]
     ids = [row["0"] for row in rows]
@@ -251,12 +251,6 @@ class AnyStatements:
         """The (capped) matches counted."""
         counted, params = _union([q.values_list(self.qs.model._meta.pk_attr) for q in self._matches()], 1)
         return f'SELECT COUNT(*) FROM ({counted}) AS "matched"', params
-
-
-def any_statements(qs: QuerySet, branches: list[Q], config: FindConfig, capped: bool) -> AnyStatements:
-    """The statements of `find_page_ids_of_any` (`capped`: each branch's matches read up to one
-    past SEARCH_COUNT_EXACT_UP_TO)."""
-    return AnyStatements(qs, branches, config, capped)
 
 
 def _union(queries: list[QuerySet], width: int) -> tuple[str, list]:

@@ -20,11 +20,10 @@ from tests.conftest import BACKEND, PATIENCE, _free_port, stop_process
 from tests.workers.cli_process import run_until
 
 
-def _said(lines: list[str], text: str, times: int = 1) -> bool:
-    """Whether `text` is in the output (`times` lines), once the reader has it (the process may end
-    first)."""
+def _said(lines: list[str], text: str) -> bool:
+    """Whether `text` is in the output, once the reader has it (the process may end first)."""
     deadline = time.monotonic() + PATIENCE
-    while sum(text in line for line in lines) < times:
+    while not any(text in line for line in lines):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)

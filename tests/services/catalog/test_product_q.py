@@ -21,7 +21,7 @@ from services.catalog.products import (
     AdminProductFilter, StoreProductFilter, _admin_filtered, _found, _matching, _once, list_admin_products,
     list_store_products,
 )
-from services.core.listing import FindConfig, _Count, _ordered, _statement, any_statements, find_page
+from services.core.listing import FindConfig, _Count, _ordered, _statement, AnyStatements, find_page
 from tests.conftest import count_queries, requires_postgres
 
 # Titles, SKUs (the middle of one, in the other case), descriptions, a collection's title, variant
@@ -205,7 +205,7 @@ async def test_a_q_count_past_the_exact_limit_is_estimated_from_the_joined_form(
 @requires_postgres("plans are PostgreSQL's")
 async def test_the_admin_lists_places_are_read_without_reading_every_product(seeded):
     unsearched = await _admin_filtered(AdminProductFilter(), [])
-    statements = any_statements(
+    statements = AnyStatements(
         unsearched, places("hoodie", ["prod_mug"]), FindConfig(limit=15), True)
     for sql, params in (statements.matched, statements.page, statements.count):
         nodes = await _plan(sql, tuple(params))

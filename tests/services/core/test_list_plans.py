@@ -17,7 +17,7 @@ from tortoise.transactions import in_transaction
 
 from models import Discount, DraftOrder, GiftCard, Product, Return, Swap
 from services.batch_jobs.order_export import after
-from services.core.listing import FindConfig, _Count, _ordered, _statement, any_statements
+from services.core.listing import FindConfig, _Count, _ordered, _statement, AnyStatements
 from services.customers.customers import CustomerFilter, _filtered as filtered_customers
 from services.orders.listing import OrderFilter, _search_places, filtered_orders
 from tests.conftest import requires_postgres
@@ -128,7 +128,7 @@ SEARCHES = {  # the order list's search read place by place (services/orders/lis
 @pytest.mark.parametrize("name", SEARCHES)
 async def test_each_place_a_search_looks_in_is_read_by_index(clean_db, name):
     f, q, config = SEARCHES[name]
-    statements = any_statements(
+    statements = AnyStatements(
         filtered_orders(f), _search_places(q), config, capped=True)
     for sql, params in (statements.matched, statements.page, statements.count):
         nodes = await _plan(sql, tuple(params), False)
