@@ -18,6 +18,7 @@ from typing import Any
 from app.web.serialize import dump, relation_tree
 from models import Fulfillment, LineItem, Return, ShippingMethod
 from services.claims.view import load_claims
+from services.orders.list_reads import ListedOrder
 from services.orders.totals import TOTAL_KEYS
 from services.orders.view import AfterSale, OrderView, load_placed_view
 from services.swaps.view import load_swaps
@@ -112,11 +113,12 @@ _METHOD_TOTALS = ("subtotal", "total", "original_total", "original_tax_total", "
 
 
 def order_json(
-    view: OrderView, relations: tuple[str, ...], fields: frozenset[str] | None = None,
+    view: OrderView | ListedOrder, relations: tuple[str, ...], fields: frozenset[str] | None = None,
     columns: tuple[str, ...] = ORDER_COLUMNS, *, returnable_items: bool = False,
 ) -> dict:
     """`columns` (or those of them `fields` names), `object`, `relations`, the totals, and the
-    lines that can be returned when `returnable_items` is asked for."""
+    lines that can be returned when `returnable_items` is asked for. A `ListedOrder` (a lean
+    list page) has only the relations that `reads_lean` allows."""
     out = _columns(view.order, columns, fields)
     if fields is None or "object" in fields:
         out["object"] = "order"
@@ -132,7 +134,7 @@ def order_json(
     return out
 
 
-async def with_claims_and_swaps(views: list[OrderView]) -> list[OrderView]:
+async def with_claims_and_swaps(views: list[OrderView | ListedOrder]) -> list[OrderView | ListedOrder]:
     """`views` with their claims and swaps and what lies below them, from the rows the views were
     read with (none for views read without their after-sale rows): a fixed number of statements
     for the whole page, none when no order has a claim or a swap."""

@@ -7,34 +7,23 @@ Tortoise instances) cost about 2 ms an order to print 26 columns. Here:
 
 - one statement for the orders' printed columns, joined to their customer, shipping address and
   channel, and the two region columns their totals read;
-- one UNION ALL for the rows their totals read (lines, their tax lines and adjustments, shipping
-  methods and their tax lines, discounts with their rule's type, gift-card transactions with their
-  card's rate, payments), only the columns `compute_totals` reads, as lean rows; a line's or a
-  method's first tax line comes as a rate in its own row, its others (rare) as rows;
-- the totals by that same `compute_totals`, so the export's money is the order routes' money.
+- one for the rows their totals read, and the totals of them, by the orders' own lean totals
+  reader (services/orders/totals_reads.py), so the export's money is the order routes' money.
 
-Where the order of rows changes the totals they come in the view's relation order (an order's
-gift-card transactions, whose tax is rounded as it accumulates, and its discounts, whose first
-amount discount is the one its lines count); the other rows count as sums (services/carts/totals.py),
-so they come in no order (services/orders/totals_reads.py reads them the same way).
-
-The page's orders are one parameter (an array on PostgreSQL, a JSON list on SQLite), so each
-statement's text is the same for every page. tests/services/batch_jobs/test_order_export_reads.py
-holds the CSV equal to the one built from the order views on both backends."""
+The page's orders are one parameter (services/core/sql.py `ID_TABLE`), so each statement's text is
+the same for every page. tests/services/batch_jobs/test_order_export_reads.py holds the CSV equal
+to the one built from the order views on both backends."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections import namedtuple
 from collections.abc import Callable
 from datetime import datetime
 
-from models import Discount, GiftCardTransaction, Order
-from services.core.sql import timestamp_converter
-from services.core.union_rows import relation_order
+from models import Order
+from services.core.sql import ID_TABLE, ids_value, timestamp_converter
 from services.orders.totals import OrderTotals
-from services.orders.view import compute_totals
+from services.orders.totals_reads import page_totals, read_totals_rows
 
 __all__ = ["PRINTED", "ExportedOrder", "read_page", "fetch_page", "build_page"]
 
@@ -55,72 +44,7 @@ _ORDERS = (
     'LEFT JOIN "sales_channel" "sc" ON "sc"."id" = "o"."sales_channel_id" '
     'LEFT JOIN "region" "r" ON "r"."id" = "o"."region_id"'
 )
-
-# The rows below the orders, one kind a branch, each in the same slots:
-# (kind, order id, row id or owner id, text, n1, n2, n3, rate, rate2, flag1, flag2, time).
-_ITEM, _ITEM_TAX, _ADJUSTMENT, _METHOD, _METHOD_TAX, _DISCOUNT, _TRANSACTION, _PAYMENT = range(8)
-_TEXT, _INT, _RATE, _FLAG, _TIME = ("CAST(NULL AS TEXT)", "CAST(NULL AS BIGINT)", "CAST(NULL AS DOUBLE PRECISION)",
-                                    "CAST(NULL AS BOOLEAN)", "CAST(NULL AS TIMESTAMPTZ)")
-# A line's or a method's first tax line (by id) comes in its own row, in the rate slot (NULL: it
-# has none; a tax line's rate is never NULL), and only its other tax lines as rows of their own:
-# nearly every line has one tax line, and a row fewer is a row the driver and the loop below skip.
-_FIRST_RATE = ('(SELECT "f"."rate" FROM "{table}" "f" WHERE "f"."{owner}" = "{id}"."id" '
-               'ORDER BY "f"."id" LIMIT 1)')
-_NOT_FIRST = ('"x"."id" > (SELECT MIN("f"."id") FROM "{table}" "f" WHERE "f"."{owner}" = "x"."{owner}")')
-_BRANCHES = (
-    f'SELECT {_ITEM}, "i"."order_id", "i"."id", {_TEXT}, "i"."unit_price", "i"."quantity", "i"."returned_quantity", '
-    f'{_FIRST_RATE.format(table="line_item_tax_line", owner="item_id", id="i")}, {_RATE}, '
-    f'"i"."allow_discounts", "i"."includes_tax", {_TIME} '
-    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id"',
-    f'SELECT {_ITEM_TAX}, "i"."order_id", "x"."item_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", {_RATE}, '
-    f'{_FLAG}, {_FLAG}, {_TIME} '
-    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
-    'JOIN "line_item_tax_line" "x" ON "x"."item_id" = "i"."id" '
-    f'WHERE {_NOT_FIRST.format(table="line_item_tax_line", owner="item_id")}',
-    f'SELECT {_ADJUSTMENT}, "i"."order_id", "x"."item_id", "x"."discount_id", "x"."amount", {_INT}, {_INT}, '
-    f'{_RATE}, {_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
-    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
-    'JOIN "line_item_adjustment" "x" ON "x"."item_id" = "i"."id"',
-    f'SELECT {_METHOD}, "m"."order_id", "m"."id", {_TEXT}, "m"."price", {_INT}, {_INT}, '
-    f'{_FIRST_RATE.format(table="shipping_method_tax_line", owner="shipping_method_id", id="m")}, {_RATE}, '
-    f'{_FLAG}, "m"."includes_tax", {_TIME} '
-    'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id"',
-    f'SELECT {_METHOD_TAX}, "m"."order_id", "x"."shipping_method_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", '
-    f'{_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
-    'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id" '
-    'JOIN "shipping_method_tax_line" "x" ON "x"."shipping_method_id" = "m"."id" '
-    f'WHERE {_NOT_FIRST.format(table="shipping_method_tax_line", owner="shipping_method_id")}',
-    f'SELECT {_DISCOUNT}, "j"."order_id", "d"."id", "dr"."type", {_INT}, {_INT}, {_INT}, {_RATE}, {_RATE}, '
-    f'{_FLAG}, {_FLAG}, "d"."created_at" '
-    'FROM {keys} JOIN "order_discounts" "j" ON "j"."order_id" = "k"."id" '
-    'JOIN "discount" "d" ON "d"."id" = "j"."discount_id" LEFT JOIN "discount_rule" "dr" ON "dr"."id" = "d"."rule_id"',
-    f'SELECT {_TRANSACTION}, "x"."order_id", "x"."id", {_TEXT}, "x"."amount", {_INT}, {_INT}, "x"."tax_rate", '
-    f'"g"."tax_rate", "x"."is_taxable", {_FLAG}, "x"."created_at" '
-    'FROM {keys} JOIN "gift_card_transaction" "x" ON "x"."order_id" = "k"."id" '
-    'LEFT JOIN "gift_card" "g" ON "g"."id" = "x"."gift_card_id"',
-    f'SELECT {_PAYMENT}, "p"."order_id", "p"."id", {_TEXT}, "p"."amount", "p"."amount_refunded", {_INT}, {_RATE}, '
-    f'{_RATE}, {_FLAG}, {_FLAG}, "p"."canceled_at" '
-    'FROM {keys} JOIN "payment" "p" ON "p"."order_id" = "k"."id"',
-)
-# The page's ids as a table "k"("id"), from one parameter that every branch joins: a join, not
-# `order_id = ANY(...)`, which PostgreSQL answers for a page of 2,000 by scanning each whole table.
-_KEYS = {"postgres": 'unnest($1::text[]) AS "k"("id")',
-         "sqlite": '(SELECT "value" AS "id" FROM json_each(?1)) AS "k"'}
-_STATEMENTS: dict[str, tuple[str, str]] = {}
-
-
-# Lean rows: only the attributes `compute_totals` reads.
-_Item = namedtuple("_Item", "id unit_price quantity returned_quantity allow_discounts includes_tax")
-_Method = namedtuple("_Method", "id price includes_tax")
-_TaxLine = namedtuple("_TaxLine", "rate")
-_Adjustment = namedtuple("_Adjustment", "amount discount_id")
-_Discount = namedtuple("_Discount", "id rule created_at")
-_Rule = namedtuple("_Rule", "type")
-_Transaction = namedtuple("_Transaction", "id amount tax_rate is_taxable gift_card created_at")
-_Card = namedtuple("_Card", "tax_rate")
-_Payment = namedtuple("_Payment", "amount amount_refunded canceled_at")
-_Order = namedtuple("_Order", "id tax_rate discounts region")
-_Region = namedtuple("_Region", "gift_cards_taxable tax_rate")
+_CREATED: dict[str, Callable] = {}
 
 
 class ExportedOrder:
@@ -130,20 +54,6 @@ class ExportedOrder:
 
     def __init__(self, row, totals: OrderTotals, created_at: datetime):
         self.row, self.totals, self.created_at = row, totals, created_at
-
-
-def _statements(dialect: str) -> tuple[str, str]:
-    if dialect not in _STATEMENTS:
-        keys = _KEYS[dialect]
-        _STATEMENTS[dialect] = (_ORDERS.format(keys=keys), " UNION ALL ".join(b.format(keys=keys) for b in _BRANCHES))
-    return _STATEMENTS[dialect]
-
-
-def _parameter(dialect: str, ids: list[str]):
-    return list(ids) if dialect == "postgres" else json.dumps(ids)
-
-
-_CREATED: dict[str, Callable] = {}
 
 
 async def read_page(ids: list[str]) -> list[ExportedOrder]:
@@ -159,20 +69,9 @@ async def fetch_page(ids: list[str]) -> tuple[list, list]:
         return [], []
     db = Order._meta.db
     dialect = db.capabilities.dialect
-    orders_sql, rows_sql = _statements(dialect)
-    value = [_parameter(dialect, ids)]
-    (_, orders), (_, rows) = await asyncio.gather(db.execute_query(orders_sql, value), db.execute_query(rows_sql, value))
+    (_, orders), rows = await asyncio.gather(
+        db.execute_query(_ORDERS.format(keys=ID_TABLE[dialect]), [ids_value(dialect, ids)]), read_totals_rows(ids))
     return orders, rows
-
-
-class _ByRow(dict):
-    """Rows by their owner (a line or a shipping method) over a whole page, read as `compute_totals`
-    reads its per-order dicts: an owner without rows has none."""
-
-    __slots__ = ()
-
-    def __missing__(self, key):
-        return ()
 
 
 def build_page(ids: list[str], fetched: tuple[list, list]) -> list[ExportedOrder]:
@@ -184,57 +83,6 @@ def build_page(ids: list[str], fetched: tuple[list, list]) -> list[ExportedOrder
     created = _CREATED.get(dialect)
     if created is None:  # once the ORM knows its database: how a timestamp converts depends on the driver
         created = _CREATED[dialect] = timestamp_converter(Order, "created_at")
-
-    items: dict[str, list] = {}
-    methods: dict[str, list] = {}
-    payments: dict[str, list] = {}
-    discounts: dict[str, list] = {}
-    transactions: dict[str, list] = {}
-    adjustments, item_taxes, method_taxes = _ByRow(), _ByRow(), _ByRow()
-    # Few rates and regions on a page: each is one shared lean row, not one a line.
-    rates: dict = {}
-    for kind, order_id, key, text, n1, n2, n3, rate, rate2, flag1, flag2, when in rows:
-        if kind == _ITEM or kind == _METHOD:
-            if kind == _ITEM:
-                lean, listed, taxed = _Item(key, n1, n2, n3, flag1, flag2), items, item_taxes
-            else:
-                lean, listed, taxed = _Method(key, n1, flag2), methods, method_taxes
-            if order_id in listed:
-                listed[order_id].append(lean)
-            else:
-                listed[order_id] = [lean]
-            if rate is not None:  # its first tax line's rate
-                alone = rates.get(rate)
-                if alone is None:
-                    alone = rates[rate] = (_TaxLine(rate),)
-                taxed[key] = (*taxed[key], *alone) if key in taxed else alone
-        elif kind == _ITEM_TAX or kind == _METHOD_TAX:  # a second tax line or more
-            taxed = item_taxes if kind == _ITEM_TAX else method_taxes
-            taxed[key] = (*taxed[key], _TaxLine(rate))
-        elif kind == _PAYMENT:
-            payments.setdefault(order_id, []).append(_Payment(n1, n2, when))
-        elif kind == _ADJUSTMENT:
-            adjustments.setdefault(key, []).append(_Adjustment(n1, text))
-        elif kind == _DISCOUNT:
-            discounts.setdefault(order_id, []).append(_Discount(key, _Rule(text), created(when)))
-        else:
-            transactions.setdefault(order_id, []).append(
-                _Transaction(key, n1, rate, flag1, _Card(rate2), created(when)))
-    by_discount, by_transaction = relation_order(Discount), relation_order(GiftCardTransaction)
-    regions: dict = {}
-    found = {}
-    none: tuple = ()
-    for row in orders:
-        order_id = row[0]
-        given = discounts.get(order_id, none)
-        region = regions.get((row[20], row[21]))
-        if region is None:
-            region = regions[row[20], row[21]] = _Region(row[20], row[21])
-        spent = transactions.get(order_id, none)
-        totals = compute_totals(
-            _Order(order_id, row[19], sorted(given, key=by_discount) if given else given, region),
-            items.get(order_id, none), adjustments, item_taxes, methods.get(order_id, none), method_taxes,
-            sorted(spent, key=by_transaction) if spent else spent, payments.get(order_id, none),
-        )
-        found[order_id] = ExportedOrder(row, totals, created(row[3]))
+    totals = page_totals(((row[0], row[19], row[20], row[21]) for row in orders), rows)
+    found = {row[0]: ExportedOrder(row, totals[row[0]], created(row[3])) for row in orders}
     return [found[i] for i in ids if i in found]

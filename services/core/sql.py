@@ -4,6 +4,8 @@ ORM's statements do not serve (the reads live in an area's `reads.py` or `*_read
 - parameter marks per dialect (`placeholders`; `numbered` for a statement written once with `?`
   marks, `question_marks` for its IN lists), and `execute` to run one in the current
   transaction's connection;
+- a list of ids as one parameter that a statement reads as a table (`ID_TABLE`, `ids_value`), so
+  the statement's text is the same for any number of ids;
 - a column's PostgreSQL type (`sql_type`) and a NULL of that type (`typed_null`), for a UNION's
   branch that leaves a column empty;
 - model instances built from a statement's rows as Tortoise's own `Model._init_from_db` builds
@@ -16,6 +18,7 @@ The rows below a page of parents read in one UNION ALL are services/core/union_r
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Collection, Sequence
@@ -32,9 +35,10 @@ from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
 __all__ = [
-    "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
+    "ID_TABLE", "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
     "insert", "save",
-    "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter", "typed_null",
+    "ids_value", "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter",
+    "typed_null",
 ]
 
 
@@ -172,6 +176,18 @@ def aliased_columns(model: type[Model], alias: str) -> str:
     """The model's columns under `alias`, each named `alias.column` (a RowBuilder's keys), for a
     hand-written SELECT."""
     return ", ".join(f'"{alias}"."{c}" AS "{alias}.{c}"' for c in sorted(model._meta.db_fields))
+
+
+# A list of ids, the statement's first parameter (`ids_value`), as a table "k"("id") that the
+# statement joins: a join, not `… = ANY(…)`, which PostgreSQL answers for a list of 2,000 by
+# scanning each whole table. Every reference to it reads the same parameter.
+ID_TABLE = {"postgres": 'unnest($1::text[]) AS "k"("id")',
+            "sqlite": '(SELECT "value" AS "id" FROM json_each(?1)) AS "k"'}
+
+
+def ids_value(dialect: str, ids: Collection[str]):
+    """The parameter `ID_TABLE` reads: an array on PostgreSQL, a JSON list on SQLite."""
+    return list(ids) if dialect == "postgres" else json.dumps(list(ids))
 
 
 def placeholders(dialect: str, start: int, count: int) -> list[str]:

@@ -3,7 +3,9 @@ display id and email.
 
 A page costs a fixed number of statements: the page's ids (filters stay ORM filters), its
 count when the page does not tell it, then the orders and everything below them as
-services/orders/view.py reads them, once for the whole page.
+services/orders/view.py reads them, once for the whole page; or, when the answer shows only the
+orders' columns, totals and one-row relations (the dashboard's order table), the lean page of
+services/orders/list_reads.py.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from tortoise.queryset import QuerySet
 from services.core.errors import NotFound
 from models import Address, Customer, Order
 from services.core.listing import AnyOf, FindConfig, date_filters, find_page_ids, find_page_ids_of_any
+from services.orders.list_reads import ListedOrder, read_listed, reads_lean
 from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, read_orders
 
 __all__ = ["OrderFilter", "filtered_orders", "list_orders", "lookup_order"]
@@ -99,11 +102,13 @@ async def _page_ids(f: OrderFilter, config: FindConfig) -> tuple[list, int]:
     return await find_page_ids_of_any(unsearched, _search_places(q), config, estimated_by=filtered_orders(f))
 
 
-async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderView], int]:
-    """One page of orders with their relations and totals, and the total count. Lines are read
-    with their variants only when the answer shows lines (the dashboard's order table shows
-    only totals), and after-sale rows only when it shows them."""
+async def list_orders(f: OrderFilter, config: FindConfig) -> tuple[list[OrderView | ListedOrder], int]:
+    """One page of orders with their relations and totals, and the total count. An answer that
+    shows no row below the orders is read lean (`reads_lean`); otherwise lines are read with
+    their variants only when the answer shows lines, and after-sale rows only when it shows them."""
     ids, count = await _page_ids(f, config)
+    if reads_lean(config.relations):
+        return await read_listed(ids, config.relations), count
     orders = await read_orders(ids)
     shown = {r.split(".")[0] for r in config.relations}
     return await load_views(orders, line_detail=bool(shown & {"items", "returnable_items"}),

@@ -20,11 +20,11 @@ from models import (
 from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.core.union_rows import Kind, UnionRows, live
 
-__all__ = ["OrderRows", "load_order_rows", "read_orders"]
+__all__ = ["ORDER_JOINS", "OrderRows", "load_order_rows", "read_orders"]
 
 # The order's one-row relations, joined to it: (attribute, model, alias).
-_ORDER_JOINS = (("region", Region, "r"), ("customer", Customer, "cu"), ("shipping_address", Address, "sa"),
-                ("billing_address", Address, "ba"), ("sales_channel", SalesChannel, "sc"))
+ORDER_JOINS = (("region", Region, "r"), ("customer", Customer, "cu"), ("shipping_address", Address, "sa"),
+               ("billing_address", Address, "ba"), ("sales_channel", SalesChannel, "sc"))
 _ORDER_STATEMENTS: dict[tuple[str, int], str] = {}
 _ORDER_BUILDERS: dict[str, tuple[RowBuilder, tuple[RowBuilder, ...]]] = {}
 
@@ -39,9 +39,9 @@ async def read_orders(ids: list[str]) -> list[Order]:
     sql = _ORDER_STATEMENTS.get((dialect, len(ids)))
     if sql is None:
         joins = " ".join(f'LEFT JOIN "{model._meta.db_table}" "{alias}" ON "{alias}"."id" = "o"."{attr}_id"'
-                         for attr, model, alias in _ORDER_JOINS)
+                         for attr, model, alias in ORDER_JOINS)
         columns = ", ".join([aliased_columns(Order, "o"),
-                             *(aliased_columns(model, alias) for _, model, alias in _ORDER_JOINS)])
+                             *(aliased_columns(model, alias) for _, model, alias in ORDER_JOINS)])
         sql = _ORDER_STATEMENTS[(dialect, len(ids))] = (
             f'SELECT {columns} FROM "orders" "o" {joins} '
             f'WHERE "o"."id" IN ({", ".join(placeholders(dialect, 1, len(ids)))})'
@@ -50,13 +50,13 @@ async def read_orders(ids: list[str]) -> list[Order]:
     if builders is None:  # once the ORM knows its database: how a column converts depends on the driver
         builders = _ORDER_BUILDERS[dialect] = (
             RowBuilder(Order, lambda c: f"o.{c}"),
-            tuple(RowBuilder(model, lambda c, a=alias: f"{a}.{c}") for _, model, alias in _ORDER_JOINS),
+            tuple(RowBuilder(model, lambda c, a=alias: f"{a}.{c}") for _, model, alias in ORDER_JOINS),
         )
     _, rows = await db.execute_query(sql, list(ids))
     found = {}
     for row in rows:
         order = builders[0].build(row)
-        for (attr, _, _), builder in zip(_ORDER_JOINS, builders[1]):
+        for (attr, _, _), builder in zip(ORDER_JOINS, builders[1]):
             object.__setattr__(order, f"_{attr}", builder.build(row))
         found[order.id] = order
     return [found[i] for i in ids if i in found]

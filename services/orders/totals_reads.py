@@ -1,119 +1,202 @@
-"""Many orders' totals at once, as their views have them, for a caller that needs only the totals
-(the Medusa v1 move's money check): the same `compute_totals` (services/orders/view.py), given
-lean rows that carry only the columns it reads, one statement per table for the whole batch.
-Where the order of rows changes the totals they are in the relation order the view's rows come
-in: an order's gift-card transactions (their tax is rounded as it accumulates) and its discounts
-(the first amount discount is the one its lines count). Lines, adjustments, tax lines, shipping
-methods and payments count as sums of each row's own figures (services/carts/totals.py), so
-they are read in no order: taking each one's creation time cost a third of the check on SQLite.
+"""Orders' totals as their views have them, for readers that need the totals and not the views:
+the same `compute_totals` (services/orders/view.py), given lean rows that carry only the columns it
+reads.
 
-The view builds every column of the order, its region, customer, addresses and channel, and of
-every row below it; these rows cost a fraction of that. tests/services/migration/test_money.py
-holds them equal over the Medusa fixture's orders."""
+`read_totals_rows` reads the rows below a page of orders that their totals read, in one UNION ALL
+whatever the page's size, and `page_totals` makes each order's totals of them: lines, their tax
+lines and adjustments, shipping methods and their tax lines, discounts with their rule's type,
+gift-card transactions with their card's rate, payments, only the columns `compute_totals` reads,
+as named tuples, no model instance built; a line's or a method's first tax line comes as a rate in
+its own row, its others (rare) as rows. The order export (services/batch_jobs/order_export_reads.py)
+reads its pages' totals so.
+
+Where the order of rows changes the totals they come in the view's relation order (an order's
+gift-card transactions, whose tax is rounded as it accumulates, and its discounts, whose first
+amount discount is the one its lines count); the other rows count as sums
+(services/carts/totals.py), so they come in no order.
+
+The page's orders are one parameter (services/core/sql.py `ID_TABLE`), so the statement's text is
+the same for every page. tests/services/batch_jobs/test_order_export_reads.py holds the export's
+totals equal to the views' on both backends.
+
+`load_totals` gives many orders' totals at once, for a caller that needs only the totals (the
+Medusa v1 move's money check): the orders' two columns and their region's that the totals read,
+and the rows below them as above; tests/services/migration/test_money.py holds them equal to the
+views' over the Medusa fixture's orders."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import asyncio
+from collections import namedtuple
+from collections.abc import Callable, Iterable
 
-from tortoise.expressions import Subquery
-
-from models import (
-    Discount, GiftCardTransaction, LineItem, LineItemAdjustment, LineItemTaxLine, Order, Payment, ShippingMethod,
-    ShippingMethodTaxLine,
-)
-from services.core.sql import placeholders
+from models import Discount, GiftCardTransaction, Order
+from services.core.sql import ID_TABLE, ids_value, timestamp_converter
 from services.core.union_rows import relation_order
 from services.orders.totals import OrderTotals
 from services.orders.view import compute_totals
 
-__all__ = ["load_totals"]
+__all__ = ["read_totals_rows", "page_totals", "load_totals"]
+
+# The rows below the orders, one kind a branch, each in the same slots:
+# (kind, order id, row id or owner id, text, n1, n2, n3, rate, rate2, flag1, flag2, time).
+_ITEM, _ITEM_TAX, _ADJUSTMENT, _METHOD, _METHOD_TAX, _DISCOUNT, _TRANSACTION, _PAYMENT = range(8)
+_TEXT, _INT, _RATE, _FLAG, _TIME = ("CAST(NULL AS TEXT)", "CAST(NULL AS BIGINT)", "CAST(NULL AS DOUBLE PRECISION)",
+                                    "CAST(NULL AS BOOLEAN)", "CAST(NULL AS TIMESTAMPTZ)")
+# A line's or a method's first tax line (by id) comes in its own row, in the rate slot (NULL: it
+# has none; a tax line's rate is never NULL), and only its other tax lines as rows of their own:
+# nearly every line has one tax line, and a row fewer is a row the driver and the loop below skip.
+_FIRST_RATE = ('(SELECT "f"."rate" FROM "{table}" "f" WHERE "f"."{owner}" = "{id}"."id" '
+               'ORDER BY "f"."id" LIMIT 1)')
+_NOT_FIRST = ('"x"."id" > (SELECT MIN("f"."id") FROM "{table}" "f" WHERE "f"."{owner}" = "x"."{owner}")')
+_BRANCHES = (
+    f'SELECT {_ITEM}, "i"."order_id", "i"."id", {_TEXT}, "i"."unit_price", "i"."quantity", "i"."returned_quantity", '
+    f'{_FIRST_RATE.format(table="line_item_tax_line", owner="item_id", id="i")}, {_RATE}, '
+    f'"i"."allow_discounts", "i"."includes_tax", {_TIME} '
+    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id"',
+    f'SELECT {_ITEM_TAX}, "i"."order_id", "x"."item_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", {_RATE}, '
+    f'{_FLAG}, {_FLAG}, {_TIME} '
+    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
+    'JOIN "line_item_tax_line" "x" ON "x"."item_id" = "i"."id" '
+    f'WHERE {_NOT_FIRST.format(table="line_item_tax_line", owner="item_id")}',
+    f'SELECT {_ADJUSTMENT}, "i"."order_id", "x"."item_id", "x"."discount_id", "x"."amount", {_INT}, {_INT}, '
+    f'{_RATE}, {_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
+    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
+    'JOIN "line_item_adjustment" "x" ON "x"."item_id" = "i"."id"',
+    f'SELECT {_METHOD}, "m"."order_id", "m"."id", {_TEXT}, "m"."price", {_INT}, {_INT}, '
+    f'{_FIRST_RATE.format(table="shipping_method_tax_line", owner="shipping_method_id", id="m")}, {_RATE}, '
+    f'{_FLAG}, "m"."includes_tax", {_TIME} '
+    'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id"',
+    f'SELECT {_METHOD_TAX}, "m"."order_id", "x"."shipping_method_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", '
+    f'{_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
+    'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id" '
+    'JOIN "shipping_method_tax_line" "x" ON "x"."shipping_method_id" = "m"."id" '
+    f'WHERE {_NOT_FIRST.format(table="shipping_method_tax_line", owner="shipping_method_id")}',
+    f'SELECT {_DISCOUNT}, "j"."order_id", "d"."id", "dr"."type", {_INT}, {_INT}, {_INT}, {_RATE}, {_RATE}, '
+    f'{_FLAG}, {_FLAG}, "d"."created_at" '
+    'FROM {keys} JOIN "order_discounts" "j" ON "j"."order_id" = "k"."id" '
+    'JOIN "discount" "d" ON "d"."id" = "j"."discount_id" LEFT JOIN "discount_rule" "dr" ON "dr"."id" = "d"."rule_id"',
+    f'SELECT {_TRANSACTION}, "x"."order_id", "x"."id", {_TEXT}, "x"."amount", {_INT}, {_INT}, "x"."tax_rate", '
+    f'"g"."tax_rate", "x"."is_taxable", {_FLAG}, "x"."created_at" '
+    'FROM {keys} JOIN "gift_card_transaction" "x" ON "x"."order_id" = "k"."id" '
+    'LEFT JOIN "gift_card" "g" ON "g"."id" = "x"."gift_card_id"',
+    f'SELECT {_PAYMENT}, "p"."order_id", "p"."id", {_TEXT}, "p"."amount", "p"."amount_refunded", {_INT}, {_RATE}, '
+    f'{_RATE}, {_FLAG}, {_FLAG}, "p"."canceled_at" '
+    'FROM {keys} JOIN "payment" "p" ON "p"."order_id" = "k"."id"',
+)
+_STATEMENTS: dict[str, str] = {}
+_CREATED: dict[str, Callable] = {}
+
+# Lean rows: only the attributes `compute_totals` reads.
+_Item = namedtuple("_Item", "id unit_price quantity returned_quantity allow_discounts includes_tax")
+_Method = namedtuple("_Method", "id price includes_tax")
+_TaxLine = namedtuple("_TaxLine", "rate")
+_Adjustment = namedtuple("_Adjustment", "amount discount_id")
+_Discount = namedtuple("_Discount", "id rule created_at")
+_Rule = namedtuple("_Rule", "type")
+_Transaction = namedtuple("_Transaction", "id amount tax_rate is_taxable gift_card created_at")
+_Card = namedtuple("_Card", "tax_rate")
+_Payment = namedtuple("_Payment", "amount amount_refunded canceled_at")
+_Order = namedtuple("_Order", "id tax_rate discounts region")
+_Region = namedtuple("_Region", "gift_cards_taxable tax_rate")
 
 
-def _ordered(model, rows: list[dict]) -> list[SimpleNamespace]:
-    lean = [SimpleNamespace(**row) for row in rows]
-    lean.sort(key=relation_order(model))
-    return lean
+async def read_totals_rows(ids: list[str]) -> list:
+    """The rows below the orders `ids` that their totals read (for `page_totals`): one statement."""
+    if not ids:
+        return []
+    db = Order._meta.db
+    dialect = db.capabilities.dialect
+    sql = _STATEMENTS.get(dialect)
+    if sql is None:
+        sql = _STATEMENTS[dialect] = " UNION ALL ".join(b.format(keys=ID_TABLE[dialect]) for b in _BRANCHES)
+    _, rows = await db.execute_query(sql, [ids_value(dialect, ids)])
+    return rows
 
 
-def _by(rows: list[SimpleNamespace], key: str) -> dict[str, list]:
-    out: dict[str, list] = {}
-    for row in rows:
-        out.setdefault(getattr(row, key), []).append(row)
+class _ByRow(dict):
+    """Rows by their owner (a line or a shipping method) over a whole page, read as `compute_totals`
+    reads its per-order dicts: an owner without rows has none."""
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return ()
+
+
+def page_totals(orders: Iterable[tuple], rows: list) -> dict[str, OrderTotals]:
+    """The totals of `orders`, each (id, tax_rate, its region's gift_cards_taxable and tax_rate),
+    from the rows `read_totals_rows` read for them, by id: what `load_views` gives each as `totals`."""
+    dialect = Order._meta.db.capabilities.dialect
+    created = _CREATED.get(dialect)
+    if created is None:  # once the ORM knows its database: how a timestamp converts depends on the driver
+        created = _CREATED[dialect] = timestamp_converter(Order, "created_at")
+
+    items: dict[str, list] = {}
+    methods: dict[str, list] = {}
+    payments: dict[str, list] = {}
+    discounts: dict[str, list] = {}
+    transactions: dict[str, list] = {}
+    adjustments, item_taxes, method_taxes = _ByRow(), _ByRow(), _ByRow()
+    # Few rates and regions on a page: each is one shared lean row, not one a line.
+    rates: dict = {}
+    for kind, order_id, key, text, n1, n2, n3, rate, rate2, flag1, flag2, when in rows:
+        if kind == _ITEM or kind == _METHOD:
+            if kind == _ITEM:
+                lean, listed, taxed = _Item(key, n1, n2, n3, flag1, flag2), items, item_taxes
+            else:
+                lean, listed, taxed = _Method(key, n1, flag2), methods, method_taxes
+            if order_id in listed:
+                listed[order_id].append(lean)
+            else:
+                listed[order_id] = [lean]
+            if rate is not None:  # its first tax line's rate
+                alone = rates.get(rate)
+                if alone is None:
+                    alone = rates[rate] = (_TaxLine(rate),)
+                taxed[key] = (*taxed[key], *alone) if key in taxed else alone
+        elif kind == _ITEM_TAX or kind == _METHOD_TAX:  # a second tax line or more
+            taxed = item_taxes if kind == _ITEM_TAX else method_taxes
+            taxed[key] = (*taxed[key], _TaxLine(rate))
+        elif kind == _PAYMENT:
+            payments.setdefault(order_id, []).append(_Payment(n1, n2, when))
+        elif kind == _ADJUSTMENT:
+            adjustments.setdefault(key, []).append(_Adjustment(n1, text))
+        elif kind == _DISCOUNT:
+            discounts.setdefault(order_id, []).append(_Discount(key, _Rule(text), created(when)))
+        else:
+            transactions.setdefault(order_id, []).append(
+                _Transaction(key, n1, rate, flag1, _Card(rate2), created(when)))
+    by_discount, by_transaction = relation_order(Discount), relation_order(GiftCardTransaction)
+    regions: dict = {}
+    out = {}
+    none: tuple = ()
+    for order_id, tax_rate, gift_cards_taxable, region_tax_rate in orders:
+        given = discounts.get(order_id, none)
+        region = regions.get((gift_cards_taxable, region_tax_rate))
+        if region is None:
+            region = regions[gift_cards_taxable, region_tax_rate] = _Region(gift_cards_taxable, region_tax_rate)
+        spent = transactions.get(order_id, none)
+        out[order_id] = compute_totals(
+            _Order(order_id, tax_rate, sorted(given, key=by_discount) if given else given, region),
+            items.get(order_id, none), adjustments, item_taxes, methods.get(order_id, none), method_taxes,
+            sorted(spent, key=by_transaction) if spent else spent, payments.get(order_id, none),
+        )
     return out
 
 
-def _order_fields(model) -> tuple[str, ...]:
-    return getattr(model, "RELATION_ORDER", None) or ("created_at", "id")
-
-
-async def _rows(model, query, *columns: str, ordered: bool = False) -> list[SimpleNamespace]:
-    if not ordered:
-        return [SimpleNamespace(**row) for row in await query.values(*columns)]
-    return _ordered(model, await query.values(*dict.fromkeys((*columns, *_order_fields(model)))))
-
-
-async def _discounts(order_ids: list[str]) -> dict[str, list[SimpleNamespace]]:
-    """Each order's discounts (soft-deleted ones too, as the view has them), with their rule's type."""
-    db = Order._meta.db
-    marks = ", ".join(placeholders(db.capabilities.dialect, 1, len(order_ids)))
-    _, links = await db.execute_query(
-        f'SELECT "order_id", "discount_id" FROM "order_discounts" WHERE "order_id" IN ({marks})', list(order_ids))
-    if not links:
-        return {}
-    found = {d.id: d for d in await _rows(
-        Discount, Discount.filter(id__in={link["discount_id"] for link in links}), "id", "rule__type", ordered=True)}
-    for d in found.values():
-        d.rule = SimpleNamespace(type=d.rule__type)
-    out: dict[str, list] = {}
-    for link in links:
-        if link["discount_id"] in found:
-            out.setdefault(link["order_id"], []).append(found[link["discount_id"]])
-    order = relation_order(Discount)
-    return {order_id: sorted(given, key=order) for order_id, given in out.items()}
+_ORDERS = ('SELECT "o"."id", "o"."tax_rate", "r"."gift_cards_taxable", "r"."tax_rate" FROM {keys} '
+           'JOIN "orders" "o" ON "o"."id" = "k"."id" LEFT JOIN "region" "r" ON "r"."id" = "o"."region_id"')
 
 
 async def load_totals(order_ids: list[str]) -> dict[str, OrderTotals]:
     """The totals of the orders `order_ids` that exist, by id: what `load_views` gives each as
-    `totals`, read with eight statements (nine with a discount) whatever the number of orders."""
+    `totals`, read with two statements (side by side on PostgreSQL) whatever the number of orders."""
     if not order_ids:
         return {}
-    ids = list(order_ids)
-    orders = await Order.filter(id__in=ids).values("id", "tax_rate", "region__gift_cards_taxable", "region__tax_rate")
-    discounts = await _discounts(ids)
-    items = _by(await _rows(LineItem, LineItem.filter(order_id__in=ids), "id", "order_id", "unit_price", "quantity",
-                            "returned_quantity", "allow_discounts", "includes_tax"), "order_id")
-    # By subquery, not a join: the ORM joins LEFT, which SQLite answers by reading the whole table.
-    lines = Subquery(LineItem.filter(order_id__in=ids).values("id"))
-    adjustments = _by(await _rows(LineItemAdjustment, LineItemAdjustment.filter(item_id__in=lines),
-                                  "item_id", "amount", "discount_id"), "item_id")
-    item_taxes = _by(await _rows(LineItemTaxLine, LineItemTaxLine.filter(item_id__in=lines), "item_id", "rate"),
-                     "item_id")
-    methods = _by(await _rows(ShippingMethod, ShippingMethod.filter(order_id__in=ids), "id", "order_id", "price",
-                                   "includes_tax"),
-                  "order_id")
-    method_taxes = _by(await _rows(ShippingMethodTaxLine, ShippingMethodTaxLine.filter(
-        shipping_method_id__in=Subquery(ShippingMethod.filter(order_id__in=ids).values("id"))),
-                                   "shipping_method_id", "rate"), "shipping_method_id")
-    transactions = await _rows(GiftCardTransaction, GiftCardTransaction.filter(order_id__in=ids),
-                               "order_id", "amount", "tax_rate", "is_taxable", "gift_card__tax_rate", ordered=True)
-    for t in transactions:
-        t.gift_card = SimpleNamespace(tax_rate=t.gift_card__tax_rate)
-    transactions = _by(transactions, "order_id")
-    payments = _by(await _rows(Payment, Payment.filter(order_id__in=ids), "order_id", "amount", "amount_refunded",
-                               "canceled_at"), "order_id")
-    out = {}
-    for row in orders:
-        order = SimpleNamespace(
-            id=row["id"], tax_rate=row["tax_rate"], discounts=discounts.get(row["id"], []),
-            region=SimpleNamespace(gift_cards_taxable=row["region__gift_cards_taxable"],
-                                   tax_rate=row["region__tax_rate"]),
-        )
-        mine, shipped = items.get(order.id, []), methods.get(order.id, [])
-        out[order.id] = compute_totals(
-            order=order, items=mine, shipping_methods=shipped,
-            adjustments={i.id: adjustments.get(i.id, []) for i in mine},
-            item_tax_lines={i.id: item_taxes.get(i.id, []) for i in mine},
-            method_tax_lines={m.id: method_taxes.get(m.id, []) for m in shipped},
-            gift_card_transactions=transactions.get(order.id, []), payments=payments.get(order.id, []),
-        )
-    return out
+    ids = list(dict.fromkeys(order_ids))
+    db = Order._meta.db
+    dialect = db.capabilities.dialect
+    (_, orders), rows = await asyncio.gather(
+        db.execute_query(_ORDERS.format(keys=ID_TABLE[dialect]), [ids_value(dialect, ids)]), read_totals_rows(ids))
+    return page_totals(orders, rows)
