@@ -1,7 +1,7 @@
 """One page's cost in this process (not a test): the pages of bench/page_speed.py, each sent
 `--requests` times one at a time to the app served inside this process, on `DATABASE_URL` as it is
 (no migration, no write: a big shop can be read as `commerce serve` reads it). For each page: the
-statements a request sends, the process's CPU-ms a request (the server's work plus the in-process
+statements a request sends, its wall time (one at a time), the process's CPU-ms a request (the server's work plus the in-process
 client's, about 1 ms) and, on a PostgreSQL database of this host, its backends' CPU-ms a request
 (those serving this process's connections); `--cold` forgets the kept answers (app/web/answer_cache.py)
 before each request, so each builds its answer. `--profile` runs the requests under cProfile, timed by
@@ -65,7 +65,7 @@ async def _pages(server: Server, database: str | None, args) -> None:
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     logger.propagate = False
-    print("| page | statements | server CPU-ms | PostgreSQL CPU-ms |\n|---|---|---|---|")
+    print("| page | statements | wall ms | server CPU-ms | PostgreSQL CPU-ms |\n|---|---|---|---|---|")
     for name, (method, path, body) in server.loads.items():
         if args.only and not any(word in name for word in args.only):
             continue
@@ -88,7 +88,7 @@ async def _pages(server: Server, database: str | None, args) -> None:
         statements = list(handler.queries)
         profiler = cProfile.Profile(time.process_time) if args.profile else None
         backends = _pg_backends(database) & _pg_backends_serving({os.getpid()}) if database else set()
-        pg0, cpu0 = _ticks(backends), time.process_time()
+        pg0, cpu0, wall0 = _ticks(backends), time.process_time(), time.perf_counter()
         if profiler:
             profiler.enable()
         for _ in range(args.requests):
@@ -96,8 +96,9 @@ async def _pages(server: Server, database: str | None, args) -> None:
         if profiler:
             profiler.disable()
         cpu = (time.process_time() - cpu0) * 1000 / args.requests
+        wall = (time.perf_counter() - wall0) * 1000 / args.requests
         pg = _cpu_ms(pg0, _ticks(backends)) / args.requests if backends else float("nan")
-        print(f"| {name} | {len(statements)} | {cpu:.1f} | {pg:.1f} |", flush=True)
+        print(f"| {name} | {len(statements)} | {wall:.1f} | {cpu:.1f} | {pg:.1f} |", flush=True)
         if args.sql:
             for sql in statements:
                 print(f"    {sql[:args.sql_width]}")
