@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import subprocess
 import statistics
 import time
@@ -171,6 +172,24 @@ def _descendants(roots: list[int]) -> set[int]:
 def _pg_backends(database: str) -> set[int]:
     out = subprocess.run(["ps", "-u", "postgres", "-o", "pid=,args="], capture_output=True, text=True).stdout
     return {int(line.split()[0]) for line in out.splitlines() if f" {database} " in f" {line} "}
+
+
+def _pg_backends_serving(pids: set[int], port: int = 5432) -> set[int]:
+    """The PostgreSQL backends (on this host, at `port`) whose clients are the processes `pids`: a
+    database's figure without other servers' work on it (read from `ss`, which needs to see every
+    process's sockets)."""
+    def sockets(side: str) -> list[tuple[str, str, int]]:
+        out = subprocess.run(["ss", "-tnpH", "state", "established", f"( {side} = :{port} )"],
+                             capture_output=True, text=True).stdout
+        found = []
+        for line in out.splitlines():
+            fields = line.split()
+            for pid in re.findall(r"pid=(\d+)", line):
+                found.append((fields[2], fields[3], int(pid)))  # local, peer address
+        return found
+
+    ours = {local for local, _, pid in sockets("dport") if pid in pids}
+    return {pid for _, peer, pid in sockets("sport") if peer in ours}
 
 
 def _ticks(pids: set[int]) -> dict[int, int]:

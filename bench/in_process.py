@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import socket
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -140,7 +141,11 @@ async def served(settings: Settings, name: str):
 
     app = create_app(settings, manage_orm=False, name=name)
     app.config.TOUCHUP = False
-    server = await app.create_server(host="127.0.0.1", port=0, return_asyncio_server=True, access_log=False)
+    # A socket bound to a port the system picks: Sanic reads `port=0` as its default, 8000, which
+    # another process may hold.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = await app.create_server(sock=sock, return_asyncio_server=True, access_log=False)
     await server.startup()
     await server.before_start()
     await server.after_start()

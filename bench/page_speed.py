@@ -9,7 +9,8 @@ request as it finishes one), after one round of warm-up; a workload whose answer
 says so. The rows it reads (an order, a customer, a product, a category, a collection) are the
 newest, found through the API first; the storefront's own orders are read by the big shop's
 shopper (bench/big_shop.py), else that workload is skipped. `--only order` runs the workloads
-whose names contain a word.
+whose names contain a word. `--cart-lines 100` also reads a cart of 100 lines, which it makes first
+through the storefront (a write: for a shop of one's own, not a shared one).
 
 Side by side with another server (Medusa v1 on the same shop, `bench/medusa_v1/setup.sh`):
 `--against URL --rounds 3` measures each workload on both servers, alternating which goes first
@@ -17,9 +18,9 @@ round by round, and prints the medians of the rounds' p50 and p99 and the ratio 
 server's rows are found through its own API; a workload one of them cannot form is skipped.
 
 With `--pids` (the server's process ids, each with its descendants) and `--pg-database`
-(PostgreSQL backends whose process title names that database, on this host), a single server's
-table also shows the CPU-ms a request cost the server and PostgreSQL, warm-up excluded: the figure
-that a busy machine moves least.
+(PostgreSQL backends whose process title names that database, on this host; with `--pids`, only
+those serving the server's connections), a single server's table also shows the CPU-ms a request
+cost the server and PostgreSQL, warm-up excluded: the figure that a busy machine moves least.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
 
 import aiohttp
+import httpx
 
-from bench.checkout_driver import _cpu_ms, _descendants, _pg_backends, _ticks
+from bench.checkout_driver import _cpu_ms, _descendants, _pg_backends, _pg_backends_serving, _ticks
 
+from bench.big_cart import _cart
 from bench.dashboard_reads import ORDER_LIST, ORDER_PAGE_EXPAND
 
 SHOPPER = ("david.smith3@example.com", "supersecret")  # bench/big_shop.py's customer number 3
@@ -61,6 +64,8 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
     sku_fragment = skus[0][1:].lower()  # "ig-100000" of "BIG-100000": the middle, in the other case
     category = await first("/store/product-categories", "product_categories")
     collection = await first("/store/collections", "collections")
+    channel = await first("/admin/sales-channels", "sales_channels")
+    price_list = await _fullest_price_list(session)
     customer_id = order.get("customer_id")
     now = datetime.now(timezone.utc)
     month = {"created_at[gt]": (now - timedelta(days=40)).isoformat(), "created_at[lt]": (now - timedelta(days=10)).isoformat()}
@@ -100,8 +105,13 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
         "draft-order list": _get("/admin/draft-orders", limit=15, offset=0),
         "return list": _get("/admin/returns", limit=15, offset=0),
         "swap list": _get("/admin/swaps", limit=15, offset=0),
+        "price-list page": price_list and _get(f"/admin/price-lists/{price_list}"),
+        "price-list page's products": price_list and _get(f"/admin/price-lists/{price_list}/products",
+                                                          limit=15, offset=0),
         "store products by category": category and _get("/store/products", limit=12, **{"category_id[]": category["id"]}),
         "store products by collection": collection and _get("/store/products", limit=12, **{"collection_id[]": collection["id"]}),
+        "store products by channel": channel and _get("/store/products", limit=12,
+                                                      **{"sales_channel_id[]": channel["id"]}),
         "store product by handle": _get("/store/products", handle=product["handle"]),
         "store product search": ("POST", "/store/products/search", {"q": "hoodie", "limit": 12}),
         "store customer's orders": _get("/store/customers/me/orders", limit=10, offset=0),
@@ -109,6 +119,19 @@ async def workloads(session: aiohttp.ClientSession) -> dict[str, tuple[str, str,
     if not customer_id:
         del out["customer page"], out["customer page's orders"]
     return {name: load for name, load in out.items() if load}
+
+
+async def _fullest_price_list(session: aiohttp.ClientSession) -> str | None:
+    """The id of the price list (of the newest 20) with the most products, for its page."""
+    async with session.get("/admin/price-lists", params={"limit": 20, "fields": "id"}) as answer:
+        lists = (await answer.json()).get("price_lists") or [] if answer.status == 200 else []
+    best, most = None, -1
+    for price_list in lists:
+        async with session.get(f"/admin/price-lists/{price_list['id']}/products", params={"limit": 1}) as answer:
+            count = (await answer.json()).get("count", 0) if answer.status == 200 else 0
+        if count > most:
+            best, most = price_list["id"], count
+    return best
 
 
 async def _sign_in(base: str, args) -> tuple[aiohttp.ClientSession, aiohttp.ClientSession | None]:
@@ -149,14 +172,23 @@ async def measure(session: aiohttp.ClientSession, method: str, path: str, body, 
     await asyncio.gather(*(client(warm) for _ in range(clients)))
     times.clear()
     turns = list(range(requests))
-    watched = {"server": _descendants(args.pids) if args and args.pids else set(),
-               "postgres": _pg_backends(args.pg_database) if args and args.pg_database else set()}
+    server = _descendants(args.pids) if args and args.pids else set()
+    postgres = _pg_backends(args.pg_database) if args and args.pg_database else set()
+    if server:  # only the backends serving this server, not those of others on the same database
+        postgres &= _pg_backends_serving(server)
+    watched = {"server": server, "postgres": postgres}
     before = {name: _ticks(pids) for name, pids in watched.items()}
     await asyncio.gather(*(client(turns) for _ in range(clients)))
     cpu = {f"{name}_cpu_ms": _cpu_ms(before[name], _ticks(pids)) / requests for name, pids in watched.items() if pids}
     times.sort()
     return {"p50": statistics.median(times), "p99": times[min(len(times) - 1, int(len(times) * 0.99))],
             "failures": failures, **cpu}
+
+
+def _new_cart(base: str, lines: int) -> str:
+    """A new cart of `lines` lines (a write: for a shop of one's own), as bench/big_cart.py makes it."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        return _cart(client, "usd", lines)
 
 
 class Server:
@@ -171,6 +203,9 @@ class Server:
     async def open(self, args) -> "Server":
         self.admin, self.shopper = await _sign_in(self.base, args)
         self.loads = await workloads(self.admin)
+        if getattr(args, "cart_lines", None):
+            cart_id = await asyncio.to_thread(_new_cart, self.base, args.cart_lines)
+            self.loads[f"store cart of {args.cart_lines} lines"] = _get(f"/store/carts/{cart_id}")
         return self
 
     def session(self, name: str) -> aiohttp.ClientSession | None:
@@ -258,6 +293,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds with --against (medians are reported)")
     parser.add_argument("--pids", type=int, nargs="*", help="the server's pids (with descendants): its CPU a request")
     parser.add_argument("--pg-database", help="the database whose PostgreSQL backends' CPU a request is counted")
+    parser.add_argument("--cart-lines", type=int, help="also read a cart of this many lines, made first (a write)")
     asyncio.run(run(parser.parse_args()))
 
 

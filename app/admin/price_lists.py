@@ -16,7 +16,8 @@ from sanic import Blueprint, Request
 
 from app.shapes.price_lists import dump_price_lists
 from app.shapes.products import dump_products
-from app.web.query import BoolStr, DateComparison, Filters, QuerySpec, StrList, parse_query
+from app.web.answer_cache import SharedRead, kept
+from app.web.query import BoolStr, DateComparison, Filters, ParsedQuery, QuerySpec, StrList, parse_query, query_key
 from app.web.responses import deleted, json
 from app.web.serialize import COLUMNS
 from app.web.validation import Amount, Body, DateTime, max_items, max_length, NonEmptyStr, parse_body
@@ -28,9 +29,15 @@ from services.catalog.price_lists import (
     list_price_list_products, list_price_lists, update_price_list,
 )
 from services.catalog.products import AdminProductFilter
+from services.catalog.version_reads import product_version
+from services.customers.version_reads import read_customer_list_versions
 from services.core.errors import InvalidData
 
 bp = Blueprint("admin_price_lists", url_prefix="/price-lists")
+# The versions of what a list's page and its products show, each one read shared by the requests
+# that arrive while another is on its way.
+PRODUCT_VERSION = SharedRead(product_version)
+CUSTOMER_VERSIONS = SharedRead(read_customer_list_versions)
 
 RELATIONS = ("prices", "customer_groups")
 ORDER = ("id", "name", "description", "type", "status", "starts_at", "ends_at", "created_at", "updated_at")
@@ -194,7 +201,17 @@ async def create(request: Request):
 
 @bp.get("/<price_list_id:str>")
 async def get(request: Request, price_list_id: str):
+    """Kept by version (app/web/answer_cache.py), as the admin product reads are: the catalogue's and
+    the stock's (the list, its prices and their variants), and the customers' when it shows its
+    customer groups (the groups' own columns)."""
     q = parse_query(request.query_string, ONE)
+    version = await PRODUCT_VERSION()
+    if "customer_groups" in q.relations:
+        version += "." + (await CUSTOMER_VERSIONS()).customers
+    return await kept(request, version, query_key(request.query_string), lambda: _get(q, price_list_id), {})
+
+
+async def _get(q: ParsedQuery, price_list_id: str):
     return json(_one(await get_price_list(price_list_id, q.relations), q.relations))
 
 
@@ -230,6 +247,15 @@ async def delete_prices_(request: Request, price_list_id: str):
 
 @bp.get("/<price_list_id:str>/products")
 async def products(request: Request, price_list_id: str):
+    """Kept by the catalogue's version as the admin product list is (app/admin/products.py), and not
+    kept for the same reason when searched with `q`."""
+    if "q" in request.args:
+        return await _products(request, price_list_id)
+    key = query_key(request.query_string)
+    return await kept(request, await PRODUCT_VERSION(), key, lambda: _products(request, price_list_id), {})
+
+
+async def _products(request: Request, price_list_id: str):
     q = parse_query(request.query_string, PRODUCTS)
     plain = q.filters.plain()
     plain["type_id"] = plain.pop("type")

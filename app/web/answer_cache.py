@@ -6,7 +6,8 @@ answer depends on (`key`). The tag (`ETag`) is made of the version, the path and
 request whose `If-None-Match` names the current tag is answered 304; else the bytes kept under the
 tag are sent, or the answer is built, sent and kept. A change anywhere is seen on the next request,
 by every process, because the tag moves with the version. Users: the storefront's catalogue reads
-(app/web/store_cache.py) and the admin customers list (app/admin/customers.py).
+(app/web/store_cache.py), the admin customers list (app/admin/customers.py), the admin product reads
+(app/admin/products.py) and a price list's page and products (app/admin/price_lists.py).
 
 A large answer (a page of products each carrying its full metadata) is what costs a process most
 to build, so it is the one most worth keeping: answers up to a quarter of the budget are kept.
@@ -29,7 +30,7 @@ __all__ = ["kept", "forget_answers", "SharedRead"]
 
 T = TypeVar("T")
 
-MAX_KEPT_BYTES = 32 << 20  # all kept answers of one process
+MAX_KEPT_BYTES = 64 << 20  # all kept answers of one process (a price list of 10,000 prices answers 13.7 MB)
 MAX_BODY_BYTES = MAX_KEPT_BYTES // 4  # an answer larger than this is tagged but not kept in memory
 
 

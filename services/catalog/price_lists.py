@@ -18,6 +18,7 @@ from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
 from models import Currency, CustomerGroup, MoneyAmount, PriceList, Product, ProductVariant, Region
+from services.catalog.price_list_reads import prices_by_list
 from services.catalog.product_prices import check_target
 from services.catalog.products import AdminProductFilter, PricedProducts, list_admin_products
 from services.core.db import atomic
@@ -118,10 +119,7 @@ async def _load(lists: list[PriceList], relations: tuple[str, ...]) -> list[Load
     out = [LoadedPriceList(pl) for pl in lists]
     ids = [pl.id for pl in lists]
     if "prices" in relations and ids:
-        by_list: dict[str, list[MoneyAmount]] = {}
-        rows = MoneyAmount.filter(price_list_id__in=ids, deleted_at=None).select_related("variant")
-        for price in await rows.order_by("created_at", "id"):
-            by_list.setdefault(price.price_list_id, []).append(price)
+        by_list = await prices_by_list(ids)
         for loaded in out:
             loaded.prices = by_list.get(loaded.price_list.id, [])
     return out

@@ -65,6 +65,9 @@ WHOLE = {
 # Orders whose first column has few values: an index on that column alone leaves the rows of each
 # value (a whole status) to be sorted by the primary key, so even an incremental sort reads them all.
 FEW_VALUES = {"orders by status, sorted"}
+# Lists whose rows are often written many in one statement (a bulk load), so that many share a
+# `created_at`: the same holds, so their index holds the id too (migration 0038).
+TIED = {"discounts, newest first", "draft orders, newest first"}
 
 
 def _nodes(plan: dict):
@@ -90,10 +93,10 @@ async def test_a_lists_page_and_count_find_their_rows_and_order_by_index(clean_d
     build, config, sorted_by_index = LISTS[name]
     page = _statement(_ordered(build(), config).offset(0).limit(config.limit).values_list("id", flat=True))
     count = _Count.of(build(), "postgres")
-    nodes = await _plan(*page, sorted_by_index, wholly=name in FEW_VALUES)
+    nodes = await _plan(*page, sorted_by_index, wholly=name in FEW_VALUES | TIED)
     assert not _scanned(nodes), f"{name}: {page[0]} reads every row of {_scanned(nodes)}"
     if sorted_by_index:
-        sorts = {"Sort", "Incremental Sort"} if name in FEW_VALUES else {"Sort"}
+        sorts = {"Sort", "Incremental Sort"} if name in FEW_VALUES | TIED else {"Sort"}
         assert not [n for n in nodes if n["Node Type"] in sorts], f"{name}: {page[0]} sorts the whole list"
     nodes = await _plan(count.sql, count.params, False)
     if name in WHOLE:
