@@ -20,11 +20,13 @@ from datetime import datetime, timezone
 from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
+from models import Order
 from models.order import FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES
-from services.batch_jobs.order_export_reads import ExportedOrder, build_page, fetch_page
+from services.batch_jobs.order_export_reads import ExportedOrder, build_page, fetch_page, read_keys
 from services.batch_jobs.product_import.columns import cells_text, csv_line
 from services.batch_jobs.runs import JobRun
 from services.core.errors import InvalidData
+from services.core.sql import timestamp_converter
 from services.files import storage
 from services.orders.listing import OrderFilter, filtered_orders
 
@@ -130,6 +132,7 @@ async def _pages(context: dict, page_size: int) -> AsyncIterator[list[ExportedOr
     remaining = context.get("batch_size") or float("inf")
     skip, last = context["list_config"].get("skip", 0), None
     ahead: deque[tuple[list[str], asyncio.Future]] = deque()
+    created = timestamp_converter(Order, "created_at")
 
     async def read_ahead() -> None:
         nonlocal last, remaining
@@ -139,13 +142,13 @@ async def _pages(context: dict, page_size: int) -> AsyncIterator[list[ExportedOr
                 page = after(page, *last)
             elif skip:
                 page = page.offset(skip)
-            keys = await page.limit(int(min(page_size, remaining))).values_list("id", "created_at")
+            keys = await read_keys(page.limit(int(min(page_size, remaining))))
             if not keys:
                 remaining = 0
                 break
             ids = [k[0] for k in keys]
             ahead.append((ids, asyncio.ensure_future(fetch_page(ids))))
-            last, remaining = keys[-1], remaining - len(keys)
+            last, remaining = (keys[-1][0], created(keys[-1][1])), remaining - len(keys)
 
     try:
         await read_ahead()
