@@ -25,6 +25,7 @@ from models.order import FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES
 from services.batch_jobs.order_export_reads import ExportedOrder, build_page, fetch_page, read_keys
 from services.batch_jobs.product_import.columns import cells_text, csv_line
 from services.batch_jobs.runs import JobRun
+from services.core.collector import rare_young_collections
 from services.core.errors import InvalidData
 from services.core.sql import timestamp_converter
 from services.files import storage
@@ -214,7 +215,7 @@ async def process(run: JobRun) -> dict:
     size = done = 0
     saving: asyncio.Future | None = None  # a page's progress, recorded while the next page is made
     try:
-        with storage().open_write(key) as out:
+        with rare_young_collections(), storage().open_write(key) as out:
             size += out.write(csv_line(list(HEADER)).encode())
             async with aclosing(_pages(context, PAGE_SIZE)) as pages:
                 async for page in pages:
