@@ -12,17 +12,22 @@ once complete (a canceled export leaves nothing; a resumed run writes it again).
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from datetime import datetime, timezone
 
 from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
+from models import Order
 from models.order import FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES
-from services.batch_jobs.order_export_reads import ExportedOrder, build_page, fetch_page
+from services.batch_jobs.order_export_reads import ExportedOrder, build_page, fetch_page, read_keys
 from services.batch_jobs.product_import.columns import cells_text, csv_line
 from services.batch_jobs.runs import JobRun
+from services.core.collector import rare_young_collections
 from services.core.errors import InvalidData
+from services.core.sql import timestamp_converter
 from services.files import storage
 from services.orders.listing import OrderFilter, filtered_orders
 
@@ -30,6 +35,7 @@ __all__ = ["TYPE", "PAGE_SIZE", "HEADER", "prepare", "pre_process", "process", "
 
 TYPE = "order-export"
 PAGE_SIZE = 1000  # orders read (with the rows their totals need) and written at a time
+READ_AHEAD = 2  # pages whose rows are being read while one is built and written
 HEADER = (
     "Order_ID", "Display_ID", "Order status", "Date", "Customer First name", "Customer Last name",
     "Customer Email", "Customer ID", "Shipping Address 1", "Shipping Address 2", "Shipping Country Code",
@@ -121,36 +127,41 @@ async def _count(context: dict) -> int:
 async def _pages(context: dict, page_size: int) -> AsyncIterator[list[ExportedOrder]]:
     """The orders to export with their totals, newest first, in pages that follow
     (created_at, id); `list_config.skip` orders are passed over, `batch_size` caps the total.
-    The next page's rows are read while this one is built and written: the database's work and
-    ours overlap (at most one page ahead)."""
+    The next READ_AHEAD pages' rows are read while this one is built and written: the database's
+    work and ours overlap."""
     qs = filtered_orders(_order_filter(context.get("filterable_fields") or {})).order_by("-created_at", "-id")
     remaining = context.get("batch_size") or float("inf")
     skip, last = context["list_config"].get("skip", 0), None
+    ahead: deque[tuple[list[str], asyncio.Future]] = deque()
+    created = timestamp_converter(Order, "created_at")
 
-    async def next_keys() -> list[tuple[str, datetime]]:
-        page = qs
-        if last is not None:
-            page = after(page, *last)
-        elif skip:
-            page = page.offset(skip)
-        return list(await page.limit(int(min(page_size, remaining))).values_list("id", "created_at"))
+    async def read_ahead() -> None:
+        nonlocal last, remaining
+        while len(ahead) < READ_AHEAD and remaining > 0:
+            page = qs
+            if last is not None:
+                page = after(page, *last)
+            elif skip:
+                page = page.offset(skip)
+            keys = await read_keys(page.limit(int(min(page_size, remaining))))
+            if not keys:
+                remaining = 0
+                break
+            ids = [k[0] for k in keys]
+            ahead.append((ids, asyncio.ensure_future(fetch_page(ids))))
+            last, remaining = (keys[-1][0], created(keys[-1][1])), remaining - len(keys)
 
-    def fetching(keys: list) -> asyncio.Future | None:
-        return asyncio.ensure_future(fetch_page([k[0] for k in keys])) if keys else None
-
-    keys = await next_keys()
-    ahead = fetching(keys)
     try:
-        while ahead is not None:
-            fetched, current = await ahead, keys
-            last, remaining = keys[-1], remaining - len(keys)
-            keys = await next_keys() if remaining > 0 else []
-            ahead = fetching(keys)
+        await read_ahead()
+        while ahead:
+            ids, fetching = ahead.popleft()
+            await read_ahead()
+            fetched = await fetching
             await asyncio.sleep(0)  # the next page's statements leave before this page is built
-            yield build_page([k[0] for k in current], fetched)
+            yield build_page(ids, fetched)
     finally:
-        if ahead is not None:
-            ahead.cancel()
+        for _, fetching in ahead:
+            fetching.cancel()
 
 
 def after(qs: QuerySet, order_id: str, created_at: datetime) -> QuerySet:
@@ -202,13 +213,25 @@ async def process(run: JobRun) -> dict:
     result = {**(run.job.result or {}), "count": count, "advancement_count": 0, "progress": 0,
               "stat_descriptors": _descriptor(count)}
     size = done = 0
-    with storage().open_write(key) as out:
-        size += out.write(csv_line(list(HEADER)).encode())
-        async for page in _pages(context, PAGE_SIZE):
-            size += out.write("".join([_line(order) for order in page]).encode())
-            done += len(page)
-            progress = min(1, round(done / count, 4)) if count else 1
-            # A canceled job stops here: leaving the block by an error discards the file.
-            await run.save({**result, "advancement_count": done, "progress": progress, "file_size": size})
-            await asyncio.sleep(0)
+    saving: asyncio.Future | None = None  # a page's progress, recorded while the next page is made
+    try:
+        with rare_young_collections(), storage().open_write(key) as out:
+            size += out.write(csv_line(list(HEADER)).encode())
+            async with aclosing(_pages(context, PAGE_SIZE)) as pages:
+                async for page in pages:
+                    size += out.write("".join([_line(order) for order in page]).encode())
+                    done += len(page)
+                    progress = min(1, round(done / count, 4)) if count else 1
+                    if saving is not None:
+                        # A canceled job stops here (a page later): leaving the block by an error discards the file.
+                        await saving
+                    saving = asyncio.ensure_future(
+                        run.save({**result, "advancement_count": done, "progress": progress, "file_size": size}))
+            if saving is not None:
+                await saving
+    finally:
+        if saving is not None and not saving.done():  # the export failed while a save was under way
+            await asyncio.wait([saving])
+            if not saving.cancelled():
+                saving.exception()  # retrieved: the export's own error is the one that counts
     return {**result, "advancement_count": done, "progress": 1, "file_key": key, "file_size": size}

@@ -6,8 +6,8 @@ reads.
 whatever the page's size, and `page_totals` makes each order's totals of them: lines, their tax
 lines and adjustments, shipping methods and their tax lines, discounts with their rule's type,
 gift-card transactions with their card's rate, payments, only the columns `compute_totals` reads,
-as named tuples, no model instance built; a line's or a method's first tax line comes as a rate in
-its own row, its others (rare) as rows. The order export (services/batch_jobs/order_export_reads.py)
+as named tuples, no model instance built; a line's or a method's tax lines come as its rates in its
+own row. The order export (services/batch_jobs/order_export_reads.py)
 reads its pages' totals so.
 
 Where the order of rows changes the totals they come in the view's relation order (an order's
@@ -39,49 +39,42 @@ from services.orders.view import compute_totals
 __all__ = ["read_totals_rows", "page_totals", "load_totals"]
 
 # The rows below the orders, one kind a branch, each in the same slots:
-# (kind, order id, row id or owner id, text, n1, n2, n3, rate, rate2, flag1, flag2, time).
-_ITEM, _ITEM_TAX, _ADJUSTMENT, _METHOD, _METHOD_TAX, _DISCOUNT, _TRANSACTION, _PAYMENT = range(8)
+# (kind, order id, row id or owner id, text, n1, n2, n3, rate, rate2, flag1, flag2, time, rates).
+_ITEM, _ADJUSTMENT, _METHOD, _DISCOUNT, _TRANSACTION, _PAYMENT = range(6)
 _TEXT, _INT, _RATE, _FLAG, _TIME = ("CAST(NULL AS TEXT)", "CAST(NULL AS BIGINT)", "CAST(NULL AS DOUBLE PRECISION)",
                                     "CAST(NULL AS BOOLEAN)", "CAST(NULL AS TIMESTAMPTZ)")
-# A line's or a method's first tax line (by id) comes in its own row, in the rate slot (NULL: it
-# has none; a tax line's rate is never NULL), and only its other tax lines as rows of their own:
-# nearly every line has one tax line, and a row fewer is a row the driver and the loop below skip.
-_FIRST_RATE = ('(SELECT "f"."rate" FROM "{table}" "f" WHERE "f"."{owner}" = "{id}"."id" '
-               'ORDER BY "f"."id" LIMIT 1)')
-_NOT_FIRST = ('"x"."id" > (SELECT MIN("f"."id") FROM "{table}" "f" WHERE "f"."{owner}" = "x"."{owner}")')
+# A line's or a method's tax lines come in its own row, as their rates in one value (the rates
+# slot; empty: it has none): an array on PostgreSQL, quoted numbers joined by commas on SQLite
+# (quote() writes a REAL that reads back exactly). A second tax line as a row of its own cost
+# PostgreSQL a look-up for every line, to find the rare line that has one: a third of the
+# statement. The rates come in no order: a line's or a method's tax is a sum over its rates, each
+# taken exactly (services/carts/totals.py).
+_RATES = {
+    "postgres": 'ARRAY(SELECT "f"."rate" FROM "{table}" "f" WHERE "f"."{owner}" = "{id}"."id")',
+    "sqlite": '(SELECT group_concat(quote("f"."rate")) FROM "{table}" "f" WHERE "f"."{owner}" = "{id}"."id")',
+}
+_NO_RATES = {"postgres": "CAST(NULL AS DOUBLE PRECISION[])", "sqlite": "NULL"}
 _BRANCHES = (
     f'SELECT {_ITEM}, "i"."order_id", "i"."id", {_TEXT}, "i"."unit_price", "i"."quantity", "i"."returned_quantity", '
-    f'{_FIRST_RATE.format(table="line_item_tax_line", owner="item_id", id="i")}, {_RATE}, '
-    f'"i"."allow_discounts", "i"."includes_tax", {_TIME} '
+    f'{_RATE}, {_RATE}, "i"."allow_discounts", "i"."includes_tax", {_TIME}, {{item_rates}} '
     'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id"',
-    f'SELECT {_ITEM_TAX}, "i"."order_id", "x"."item_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", {_RATE}, '
-    f'{_FLAG}, {_FLAG}, {_TIME} '
-    'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
-    'JOIN "line_item_tax_line" "x" ON "x"."item_id" = "i"."id" '
-    f'WHERE {_NOT_FIRST.format(table="line_item_tax_line", owner="item_id")}',
     f'SELECT {_ADJUSTMENT}, "i"."order_id", "x"."item_id", "x"."discount_id", "x"."amount", {_INT}, {_INT}, '
-    f'{_RATE}, {_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
+    f'{_RATE}, {_RATE}, {_FLAG}, {_FLAG}, {_TIME}, {{no_rates}} '
     'FROM {keys} JOIN "line_item" "i" ON "i"."order_id" = "k"."id" '
     'JOIN "line_item_adjustment" "x" ON "x"."item_id" = "i"."id"',
     f'SELECT {_METHOD}, "m"."order_id", "m"."id", {_TEXT}, "m"."price", {_INT}, {_INT}, '
-    f'{_FIRST_RATE.format(table="shipping_method_tax_line", owner="shipping_method_id", id="m")}, {_RATE}, '
-    f'{_FLAG}, "m"."includes_tax", {_TIME} '
+    f'{_RATE}, {_RATE}, {_FLAG}, "m"."includes_tax", {_TIME}, {{method_rates}} '
     'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id"',
-    f'SELECT {_METHOD_TAX}, "m"."order_id", "x"."shipping_method_id", {_TEXT}, {_INT}, {_INT}, {_INT}, "x"."rate", '
-    f'{_RATE}, {_FLAG}, {_FLAG}, {_TIME} '
-    'FROM {keys} JOIN "shipping_method" "m" ON "m"."order_id" = "k"."id" '
-    'JOIN "shipping_method_tax_line" "x" ON "x"."shipping_method_id" = "m"."id" '
-    f'WHERE {_NOT_FIRST.format(table="shipping_method_tax_line", owner="shipping_method_id")}',
     f'SELECT {_DISCOUNT}, "j"."order_id", "d"."id", "dr"."type", {_INT}, {_INT}, {_INT}, {_RATE}, {_RATE}, '
-    f'{_FLAG}, {_FLAG}, "d"."created_at" '
+    f'{_FLAG}, {_FLAG}, "d"."created_at", {{no_rates}} '
     'FROM {keys} JOIN "order_discounts" "j" ON "j"."order_id" = "k"."id" '
     'JOIN "discount" "d" ON "d"."id" = "j"."discount_id" LEFT JOIN "discount_rule" "dr" ON "dr"."id" = "d"."rule_id"',
     f'SELECT {_TRANSACTION}, "x"."order_id", "x"."id", {_TEXT}, "x"."amount", {_INT}, {_INT}, "x"."tax_rate", '
-    f'"g"."tax_rate", "x"."is_taxable", {_FLAG}, "x"."created_at" '
+    f'"g"."tax_rate", "x"."is_taxable", {_FLAG}, "x"."created_at", {{no_rates}} '
     'FROM {keys} JOIN "gift_card_transaction" "x" ON "x"."order_id" = "k"."id" '
     'LEFT JOIN "gift_card" "g" ON "g"."id" = "x"."gift_card_id"',
     f'SELECT {_PAYMENT}, "p"."order_id", "p"."id", {_TEXT}, "p"."amount", "p"."amount_refunded", {_INT}, {_RATE}, '
-    f'{_RATE}, {_FLAG}, {_FLAG}, "p"."canceled_at" '
+    f'{_RATE}, {_FLAG}, {_FLAG}, "p"."canceled_at", {{no_rates}} '
     'FROM {keys} JOIN "payment" "p" ON "p"."order_id" = "k"."id"',
 )
 _STATEMENTS: dict[str, str] = {}
@@ -109,7 +102,11 @@ async def read_totals_rows(ids: list[str]) -> list:
     dialect = db.capabilities.dialect
     sql = _STATEMENTS.get(dialect)
     if sql is None:
-        sql = _STATEMENTS[dialect] = " UNION ALL ".join(b.format(keys=ID_TABLE[dialect]) for b in _BRANCHES)
+        rates = _RATES[dialect]
+        slots = dict(keys=ID_TABLE[dialect], no_rates=_NO_RATES[dialect],
+                     item_rates=rates.format(table="line_item_tax_line", owner="item_id", id="i"),
+                     method_rates=rates.format(table="shipping_method_tax_line", owner="shipping_method_id", id="m"))
+        sql = _STATEMENTS[dialect] = " UNION ALL ".join(b.format(**slots) for b in _BRANCHES)
     _, rows = await db.execute_query(sql, [ids_value(dialect, ids)])
     return rows
 
@@ -138,9 +135,9 @@ def page_totals(orders: Iterable[tuple], rows: list) -> dict[str, OrderTotals]:
     discounts: dict[str, list] = {}
     transactions: dict[str, list] = {}
     adjustments, item_taxes, method_taxes = _ByRow(), _ByRow(), _ByRow()
-    # Few rates and regions on a page: each is one shared lean row, not one a line.
-    rates: dict = {}
-    for kind, order_id, key, text, n1, n2, n3, rate, rate2, flag1, flag2, when in rows:
+    # Few rate lists and regions on a page: each is one shared lean row (or tuple of them), not one a line.
+    rates_seen: dict = {}
+    for kind, order_id, key, text, n1, n2, n3, rate, rate2, flag1, flag2, when, rates in rows:
         if kind == _ITEM or kind == _METHOD:
             if kind == _ITEM:
                 lean, listed, taxed = _Item(key, n1, n2, n3, flag1, flag2), items, item_taxes
@@ -150,14 +147,13 @@ def page_totals(orders: Iterable[tuple], rows: list) -> dict[str, OrderTotals]:
                 listed[order_id].append(lean)
             else:
                 listed[order_id] = [lean]
-            if rate is not None:  # its first tax line's rate
-                alone = rates.get(rate)
-                if alone is None:
-                    alone = rates[rate] = (_TaxLine(rate),)
-                taxed[key] = (*taxed[key], *alone) if key in taxed else alone
-        elif kind == _ITEM_TAX or kind == _METHOD_TAX:  # a second tax line or more
-            taxed = item_taxes if kind == _ITEM_TAX else method_taxes
-            taxed[key] = (*taxed[key], _TaxLine(rate))
+            if rates:
+                seen = rates if type(rates) is str else tuple(rates)
+                lines = rates_seen.get(seen)
+                if lines is None:
+                    lines = rates_seen[seen] = tuple(
+                        [_TaxLine(float(r)) for r in (rates.split(",") if type(rates) is str else rates)])
+                taxed[key] = lines
         elif kind == _PAYMENT:
             payments.setdefault(order_id, []).append(_Payment(n1, n2, when))
         elif kind == _ADJUSTMENT:
