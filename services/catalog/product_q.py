@@ -27,7 +27,7 @@ import re
 from tortoise.expressions import Q, Subquery
 
 from models import Product, ProductCollection, ProductVariant
-from services.core.listing import AnyOf
+from services.core.search_pages import AnyOf
 
 __all__ = ["matches", "places", "indexed", "repeats_products"]
 

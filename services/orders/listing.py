@@ -19,7 +19,8 @@ from tortoise.queryset import QuerySet
 
 from services.core.errors import NotFound
 from models import Address, Customer, Order
-from services.core.listing import AnyOf, FindConfig, date_filters, find_page_ids, find_page_ids_of_any
+from services.core.listing import FindConfig, date_filters, find_page_ids
+from services.core.search_pages import AnyOf, find_page_ids_of_any
 from services.orders.list_reads import ListedOrder, read_listed, reads_lean
 from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, read_orders
 
@@ -92,7 +93,7 @@ def _search_places(q: str) -> list[Q]:
 
 async def _page_ids(f: OrderFilter, config: FindConfig) -> tuple[list, int]:
     """The page's order ids and the count. A search reads each place it looks in with the other
-    filters, in the list's order, up to the page's end (services/core/listing.py
+    filters, in the list's order, up to the page's end (services/core/search_pages.py
     `find_page_ids_of_any`): a name that thousands of orders match finds the newest of them along
     the date index, rather than reading and sorting them all."""
     q = f.q.strip() if f.q else ""

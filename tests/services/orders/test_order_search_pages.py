@@ -1,5 +1,5 @@
 """The order list's search read place by place (services/orders/listing.py `_page_ids`, through
-services/core/listing.py `find_page_ids_of_any`): each place with the other filters, in the list's
+services/core/search_pages.py `find_page_ids_of_any`): each place with the other filters, in the list's
 order, cut at the page's end, then one union. It must give the page and the count that the one
 query over all the places gives (`find_page_ids` of `filtered_orders`), for every order the
 dashboard offers, at every offset, with orders that several places match counted once."""
@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import services.core.listing as listing
+import services.core.search_pages as search_pages
 from models import Address, Customer, Order, Region
 from services.core.listing import FindConfig, find_page_ids
 from services.orders.listing import OrderFilter, _page_ids, filtered_orders
@@ -65,7 +65,7 @@ async def test_a_search_read_place_by_place_gives_the_one_querys_page_and_count(
 async def test_a_search_with_more_matches_than_it_counts_gives_the_one_querys_page(searched_orders, monkeypatch, f):
     # Given a search whose places each match more orders than it counts one by one (two), so that
     # on PostgreSQL the page is read again place by place in the list's order
-    monkeypatch.setattr(listing, "SEARCH_COUNT_EXACT_UP_TO", 2)
+    monkeypatch.setattr(search_pages, "SEARCH_COUNT_EXACT_UP_TO", 2)
     for order in ORDERS:
         for limit, offset in PAGES:
             config = FindConfig(limit=limit, offset=offset, order=order)
@@ -94,7 +94,7 @@ async def test_a_page_past_a_searchs_end_is_empty_and_counted(searched_orders):
 
 async def test_a_search_past_its_exact_limit_is_counted_by_the_estimate_on_postgresql(searched_orders, monkeypatch):
     # Given a search counted exactly up to two matches
-    monkeypatch.setattr(listing, "SEARCH_COUNT_EXACT_UP_TO", 2)
+    monkeypatch.setattr(search_pages, "SEARCH_COUNT_EXACT_UP_TO", 2)
     expected = (await find_page_ids(filtered_orders(OrderFilter(q="smith")), FindConfig(limit=50)))[1]
     # When a page of one is read
     async with count_queries() as statements:
