@@ -6,10 +6,13 @@ every row. Paging and counting follow services/core/listing.py's conventions."""
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 
-from pypika_tortoise.terms import Parameterizer
+from pypika_tortoise.enums import Dialects
+from pypika_tortoise.terms import Criterion, Parameterizer, Term
 from tortoise.expressions import Q, Subquery
+from tortoise.query_utils import QueryModifier
 from tortoise.queryset import QuerySet
 
 from services.core.listing import (
@@ -17,7 +20,7 @@ from services.core.listing import (
 )
 from services.core.sql import placeholders
 
-__all__ = ["SEARCH_COUNT_EXACT_UP_TO", "AnyOf", "AnyStatements", "find_page_ids_of_any", "find_page_of_any"]
+__all__ = ["SEARCH_COUNT_EXACT_UP_TO", "AnyOf", "AnyStatements", "Keys", "find_page_ids_of_any", "find_page_of_any"]
 
 # The same for a search over several places (`find_page_ids_of_any`): each place's matches are
 # read from its own index and checked row by row, so counting 10,000 of a common name costs about
@@ -154,3 +157,40 @@ class AnyOf(Subquery):
             query._make_query()
             parts.append(query.query.get_parameterized_sql(bare)[0])
         return f"({' UNION ALL '.join(parts)})"
+
+
+class Keys(Q):
+    """`Keys(ids)`: the rows whose primary key is one of `ids` (strings), a filter like
+    `Q(pk__in=ids)` whose list is ONE parameter: `= ANY($n::text[])` on PostgreSQL, a JSON list
+    read by json_each on SQLite. The statement's text is then the same whatever their number: an
+    `IN` of a thousand marks (the search engine's matches a product search adds) cost more CPU to
+    build than the statement's work, and each length was a statement of its own to prepare."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__()
+        self.ids = list(ids)
+
+    def __invert__(self) -> Keys:
+        negated = Keys(self.ids)
+        negated._is_negated = not self._is_negated
+        return negated
+
+    def resolve(self, resolve_context) -> QueryModifier:
+        column = resolve_context.table[resolve_context.model._meta.db_pk_column]
+        modifier = QueryModifier(where_criterion=_KeysCriterion(column, self.ids))
+        return ~modifier if self._is_negated else modifier
+
+
+class _KeysCriterion(Criterion):
+    def __init__(self, column: Term, ids: list[str]) -> None:
+        super().__init__()
+        self.column, self.ids = column, ids
+
+    def get_sql(self, ctx) -> str:
+        column = self.column.get_sql(ctx)
+        if ctx.dialect == Dialects.POSTGRESQL:
+            return f"{column} = ANY({ctx.parameterizer.create_param(self.ids).get_sql(ctx)}::text[])"
+        listed = ctx.parameterizer.create_param(json.dumps(self.ids)).get_sql(ctx)
+        return f'{column} IN (SELECT "value" FROM json_each({listed}))'
