@@ -217,7 +217,12 @@ class Keys(Q):
     `Q(pk__in=ids)` whose list is ONE parameter: `= ANY($n::text[])` on PostgreSQL, a JSON list
     read by json_each on SQLite. The statement's text is then the same whatever their number: an
     `IN` of a thousand marks (the search engine's matches a product search adds) cost more CPU to
-    build than the statement's work, and each length was a statement of its own to prepare."""
+    build than the statement's work, and each length was a statement of its own to prepare.
+
+    For a condition of its own (ANDed with the others), found by the key's index. Not for one ORed
+    with others and tested row by row: a statement run again is planned once for any list (a
+    generic plan) when PostgreSQL finds that no dearer, and planned without the list's length, such
+    a test compares each row with every key (a product search's joins: 45-60 ms instead of 35)."""
 
     __slots__ = ("ids",)
 
