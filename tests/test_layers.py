@@ -272,6 +272,7 @@ TOOLKIT = {
     "services/core/sql.py",  # the toolkit itself: marks, `execute`, instances, bulk writes
     "services/core/union_rows.py",  # the toolkit's one-statement read of the rows below a page, for reads modules
     "services/core/listing.py",  # the admin lists' page and count, the statement built from each list's queryset
+    "services/core/search_pages.py",  # a search's page and count over several places, built from each place's queryset
 }
 HAND_WRITTEN_WRITES = {
     "services/batch_jobs/product_import/write.py",  # an import's bulk writes (and DELETE of replaced rows)

@@ -27,7 +27,7 @@ import re
 from tortoise.expressions import Q, Subquery
 
 from models import Product, ProductCollection, ProductVariant
-from services.core.listing import AnyOf
+from services.core.search_pages import AnyOf, Keys
 
 __all__ = ["matches", "places", "indexed", "repeats_products"]
 
@@ -46,18 +46,22 @@ def repeats_products(q: str | None, joined: bool = False) -> bool:
 
 def matches(q: str, found: list[str], joined: bool = False, with_deleted: bool = False) -> Q:
     """The products `q` matches (see the module's docstring), `found` among them; `joined`: asked
-    through the joins whatever `q` is; `with_deleted`: soft-deleted variants and collections too."""
+    through the joins whatever `q` is, for a count's estimate (planned, not run); `with_deleted`:
+    soft-deleted variants and collections too."""
     if joined or not indexed(q):
         live = {} if with_deleted else {"deleted_at": None}
         variant = {f"variants__{k}": v for k, v in live.items()}
         collection = {f"collection__{k}": v for k, v in live.items()}
-        return (Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q, **variant)
-                | Q(variants__sku__icontains=q, **variant) | Q(collection__title__icontains=q, **collection)
-                | Q(id__in=found))
+        joins = (Q(title__icontains=q) | Q(description__icontains=q) | Q(variants__title__icontains=q, **variant)
+                 | Q(variants__sku__icontains=q, **variant) | Q(collection__title__icontains=q, **collection))
+        # Only planned (`joined`: a count's estimate), the engine's matches are one parameter; run
+        # and ORed with the joins, a list of marks, whose length a plan for any list still knows
+        # (see Keys).
+        return joins | (Keys(found) if joined else Q(id__in=found)) if found else joins
     parts = [Product.filter(c).values("id") if model is Product else ProductVariant.filter(c).values("product_id")
              for model, c in _conditions(q, with_deleted)]
     if found:
-        parts.append(Product.filter(id__in=found).values("id"))
+        parts.append(Product.filter(Keys(found)).values("id"))
     return Q(id__in=AnyOf(*parts))
 
 
@@ -66,7 +70,7 @@ def places(q: str, found: list[str], with_deleted: bool = False) -> list[Q]:
     out = [c if model is Product else Q(id__in=Subquery(ProductVariant.filter(c).values("product_id")))
            for model, c in _conditions(q, with_deleted)]
     if found:
-        out.append(Q(id__in=found))
+        out.append(Keys(found))
     return out
 
 

@@ -12,7 +12,8 @@ from tortoise.queryset import QuerySet
 from models import Cart, DiscountCondition, Product, ProductCategory, ProductVariant, Region
 from models.product import PRODUCT_STATUSES
 from services.core.errors import InvalidData, NotFound
-from services.core.listing import FindConfig, date_filters, find_one, find_page, find_page_of_any
+from services.core.listing import FindConfig, date_filters, find_one, find_page
+from services.core.search_pages import find_page_of_any
 from services.catalog import product_q
 from services.catalog.category_tree_reads import category_ids_with_descendants, visible_ids
 from services.catalog.search_engines import matching_ids
@@ -321,7 +322,7 @@ async def list_admin_products(f: AdminProductFilter, config: FindConfig) -> Pric
     estimate = await _admin_filtered(f, found, joined=True) if f.q else None
     if f.q and product_q.indexed(f.q) and _by_rows(config.relations):
         # Each place `q` is looked for in read with the other filters, in the list's order, up to
-        # the page's end (services/core/listing.py `find_page_ids_of_any`): a word most of the
+        # the page's end (services/core/search_pages.py `find_page_ids_of_any`): a word most of the
         # catalogue holds finds the page along the order's index instead of reading every match.
         unsearched = await _admin_filtered(replace(f, q=None, title=None, description=None), [])
         places = product_q.places(f.q, found, _with_deleted(f))

@@ -19,7 +19,8 @@ from tortoise.queryset import QuerySet
 
 from services.core.errors import NotFound
 from models import Address, Customer, Order
-from services.core.listing import AnyOf, FindConfig, date_filters, find_page_ids, find_page_ids_of_any
+from services.core.listing import FindConfig, date_filters, find_page_ids
+from services.core.search_pages import AnyOf, find_page_ids_of_any
 from services.orders.list_reads import ListedOrder, read_listed, reads_lean
 from services.orders.view import AFTER_SALE_RELATIONS, OrderView, load_views, read_orders
 
@@ -76,12 +77,14 @@ def _search(q: str) -> Q:
 
 
 def _search_places(q: str) -> list[Q]:
-    """The places `_search` looks in, each a filter of orders."""
+    """The places `_search` looks in, each a filter of orders, the one most likely to show a broad
+    search at least cost first (see `find_page_ids_of_any`): a name's orders through the customers
+    that bear it (an index of each customer's orders), or, for a `q` with `@` or `.`, the e-mails."""
     customers = Customer.filter(Q(first_name__icontains=q) | Q(last_name__icontains=q) | Q(phone__icontains=q))
     addresses = Address.filter(first_name__icontains=q)
+    email, named = Q(email__icontains=q), Q(customer_id__in=Subquery(customers.values("id")))
     places = [
-        Q(email__icontains=q),
-        Q(customer_id__in=Subquery(customers.values("id"))),
+        *([email, named] if "@" in q or "." in q else [named, email]),
         Q(shipping_address_id__in=Subquery(addresses.values("id"))),
     ]
     number = _DISPLAY_ID.match(q)
@@ -92,7 +95,7 @@ def _search_places(q: str) -> list[Q]:
 
 async def _page_ids(f: OrderFilter, config: FindConfig) -> tuple[list, int]:
     """The page's order ids and the count. A search reads each place it looks in with the other
-    filters, in the list's order, up to the page's end (services/core/listing.py
+    filters, in the list's order, up to the page's end (services/core/search_pages.py
     `find_page_ids_of_any`): a name that thousands of orders match finds the newest of them along
     the date index, rather than reading and sorting them all."""
     q = f.q.strip() if f.q else ""

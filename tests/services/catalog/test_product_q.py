@@ -17,11 +17,13 @@ from tortoise.transactions import in_transaction
 from models import Product, ProductCollection, ProductVariant
 from services.catalog.product_q import places, repeats_products
 import services.core.listing as listing
+import services.core.search_pages as search_pages
 from services.catalog.products import (
     AdminProductFilter, StoreProductFilter, _admin_filtered, _found, _matching, _once, list_admin_products,
     list_store_products,
 )
-from services.core.listing import FindConfig, _Count, _ordered, _statement, AnyStatements, find_page
+from services.core.listing import FindConfig, _Count, _ordered, _statement, find_page
+from services.core.search_pages import AnyStatements
 from tests.conftest import count_queries, requires_postgres
 
 # Titles, SKUs (the middle of one, in the other case), descriptions, a collection's title, variant
@@ -185,7 +187,7 @@ async def test_q_reads_each_place_it_looks_by_its_trigram_index(seeded):
 async def test_a_q_count_past_the_exact_limit_is_estimated_from_the_joined_form(seeded, monkeypatch):
     # Given the ten demo products, each titled "Medusa …", fresh statistics, and three exact rows
     monkeypatch.setattr(listing, "COUNT_EXACT_UP_TO", 3)
-    monkeypatch.setattr(listing, "SEARCH_COUNT_EXACT_UP_TO", 3)
+    monkeypatch.setattr(search_pages, "SEARCH_COUNT_EXACT_UP_TO", 3)
     await Tortoise.get_connection("default").execute_script("ANALYZE product; ANALYZE product_variant")
     f = AdminProductFilter(q="medusa")
     # When a page of two is listed

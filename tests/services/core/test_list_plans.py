@@ -17,7 +17,8 @@ from tortoise.transactions import in_transaction
 
 from models import Discount, DraftOrder, GiftCard, Product, Return, Swap
 from services.batch_jobs.order_export import after
-from services.core.listing import FindConfig, _Count, _ordered, _statement, AnyStatements
+from services.core.listing import FindConfig, _Count, _ordered, _statement
+from services.core.search_pages import AnyStatements
 from services.customers.customers import CustomerFilter, _filtered as filtered_customers
 from services.orders.listing import OrderFilter, _search_places, filtered_orders
 from tests.conftest import requires_postgres
