@@ -112,6 +112,11 @@ async def test_a_page_that_starts_at_a_key_reads_the_index_from_that_key(clean_d
     # order) bounds the index scan itself, rather than filtering an index read from its start
     build, config, _ = LISTS[name]
     page = _statement(_ordered(build(), config).offset(0).limit(config.limit).values_list("id", flat=True))
+    # The orders' indexes as a fresh shop has them: the rows earlier tests wrote and took away leave
+    # their index pages behind (a DELETE does not shrink an index), and over an empty table the
+    # planner then prices the one-customer index, grown by those pages, above reading the date index
+    # from its start.
+    await Tortoise.get_connection("default").execute_script("REINDEX TABLE orders")
     nodes = await _plan(*page, True)
     unbounded = [n for n in nodes if "Index Name" in n and "Index Cond" not in n]
     assert not unbounded, f"{name}: {page[0]} reads {unbounded[0]['Index Name']} from its start"
