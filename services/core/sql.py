@@ -31,9 +31,11 @@ from tortoise.fields import DatetimeField
 from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
+from services.core.db import write_at_end
+
 __all__ = [
     "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
-    "insert", "save",
+    "insert", "save", "write", "db_value",
     "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter", "typed_null",
 ]
 
@@ -192,13 +194,39 @@ def numbered(dialect: str, text: str) -> str:
     return _MARK.sub(lambda _: f"${next(numbers)}", text)
 
 
+@lru_cache(maxsize=256)
+def _numbered_once(dialect: str, text: str) -> str:
+    return numbered(dialect, text)
+
+
+async def write(model: type[Model], text: str, values: Sequence, *, at_end: bool = False) -> int | None:
+    """Run a data-modifying statement `text` written once (a constant, `?` marks: `numbered`) on
+    `model`'s database (the current transaction's): how many rows it changed. For a hot path's
+    UPDATE, which the ORM's `filter().update()` builds afresh on every call; convert the values
+    as the ORM's UPDATE does with `db_value`. `at_end`: sent with the open unit of work's other
+    put-off writes before its commit (services/core/db.py `write_at_end`; now when no unit is
+    open): None then, nothing counted."""
+    db = model._meta.db
+    text = _numbered_once(db.capabilities.dialect, text)
+    if at_end and write_at_end(text, list(values)):
+        return None
+    changed, _ = await db.execute_query(text, list(values))
+    return changed
+
+
+def db_value(model: type[Model], name: str, value: Any) -> Any:
+    """`value` of `model`'s field `name` as the ORM's UPDATE sends it (the field's `to_db_value`;
+    not for an `auto_now` timestamp, which it stamps on an instance)."""
+    return model._meta.fields_map[name].to_db_value(value, None)
+
+
 def question_marks(n: int) -> str:
     """`?, ?, …` for an IN list of `n` values of a statement for `numbered` (`NULL`, matching
     nothing, for none)."""
     return ", ".join("?" * n) if n else "NULL"
 
 
-async def insert(instance: Model) -> None:
+async def insert(instance: Model, *, at_end: bool = False) -> None:
     """Write a new `instance` (in the current transaction, if any) as `save()` writes one: the
     model's INSERT as the ORM builds it (its executor's, taken once per model and dialect), each
     field's value as the ORM converts it (`to_db_value`, which also stamps the instance's
@@ -206,11 +234,15 @@ async def insert(instance: Model) -> None:
     What `save()` spends besides, per call (an executor made, the save signals gathered, the
     database defaults looked for), is for what these models do not use: signals, database
     defaults and generated keys (such a model is refused). A checkout's cart steps write their new
-    rows this way (services/carts/)."""
+    rows this way (services/carts/). `at_end`: the row is written with the open unit of work's
+    other put-off writes, before its commit (services/core/db.py `write_at_end`; now when no unit
+    is open)."""
     model = type(instance)
     db = model._meta.db
     text, fields = _insert_statement(model, db)
-    await db.execute_query(text, [field.to_db_value(getattr(instance, name), instance) for name, field in fields])
+    values = [field.to_db_value(getattr(instance, name), instance) for name, field in fields]
+    if not (at_end and write_at_end(text, values)):
+        await db.execute_query(text, values)
     instance._saved_in_db = True
 
 

@@ -14,7 +14,7 @@ from tortoise.exceptions import IntegrityError
 from models import Event, EventReceipt
 from services.core import clock
 from services.core.db import atomic
-from services.core.sql import placeholders
+from services.core.sql import db_value, placeholders, write
 from services.events.reads import event_and_receipts
 from services.events.subscribers import subscribers_for
 
@@ -43,7 +43,7 @@ async def dispatch(event_id: str) -> dict:
                 if n == len(due) - 1 and not failed:
                     # Every subscriber handled it once this commits: marked with the last one's
                     # work, not by a commit of its own (a dispatch runs for every order placed).
-                    await _mark_dispatched(event)
+                    await _mark_dispatched(event, at_end=True)
                     marked = True
             handled.append(subscriber.id)
         except IntegrityError:
@@ -79,5 +79,8 @@ def _created_at():
     return EventReceipt._meta.fields_map["created_at"]
 
 
-async def _mark_dispatched(event: Event) -> None:
-    await Event.filter(id=event.id, dispatched_at=None).update(dispatched_at=clock.now())
+async def _mark_dispatched(event: Event, *, at_end: bool = False) -> None:
+    """`Event.filter(id=…, dispatched_at=None).update(dispatched_at=now)`, by its statement written
+    once; `at_end`: with the subscriber's put-off writes (services/core/db.py)."""
+    await write(Event, 'UPDATE "event" SET "dispatched_at" = ? WHERE "id" = ? AND "dispatched_at" IS NULL',
+                [db_value(Event, "dispatched_at", clock.now()), event.id], at_end=at_end)
