@@ -6,6 +6,7 @@ process's peak memory, and the run of a bench from the command line to its print
 from __future__ import annotations
 
 import asyncio
+import socket
 import os
 import resource
 import tempfile
@@ -140,7 +141,10 @@ async def served(settings: Settings, name: str):
 
     app = create_app(settings, manage_orm=False, name=name)
     app.config.TOUCHUP = False
-    server = await app.create_server(host="127.0.0.1", port=0, return_asyncio_server=True, access_log=False)
+    with socket.socket() as probe:  # Sanic takes port 0 for its default, 8000: ask the system for a free one
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    server = await app.create_server(host="127.0.0.1", port=free, return_asyncio_server=True, access_log=False)
     await server.startup()
     await server.before_start()
     await server.after_start()
