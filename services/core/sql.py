@@ -27,7 +27,9 @@ from typing import Any, Callable
 from pypika_tortoise import Order, Table
 from pypika_tortoise import functions as fn
 from pypika_tortoise.terms import NullValue, Term
+from tortoise.expressions import Expression
 from tortoise.fields import DatetimeField
+from tortoise.fields.base import DatabaseDefault
 from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
@@ -35,7 +37,7 @@ from services.core.db import write_at_end
 
 __all__ = [
     "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
-    "insert", "save", "write", "db_value",
+    "insert", "insert_unless_taken", "save", "update", "write", "db_value",
     "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter", "typed_null",
 ]
 
@@ -246,12 +248,65 @@ async def insert(instance: Model, *, at_end: bool = False) -> None:
     instance._saved_in_db = True
 
 
-async def save(instance: Model) -> None:
-    """`instance.save()`, a new instance written by `insert`."""
-    if instance._saved_in_db:
-        await instance.save()
+async def insert_unless_taken(instance: Model) -> bool:
+    """Write a new `instance` as `insert` does, unless a row already holds one of its unique values
+    (`ON CONFLICT DO NOTHING`): whether it was written. One statement where a savepoint around an
+    INSERT, for the IntegrityError of losing a race, took three round trips; a row another
+    transaction is writing is waited for, as the INSERT waited."""
+    model = type(instance)
+    db = model._meta.db
+    text, fields = _insert_statement(model, db)
+    values = [field.to_db_value(getattr(instance, name), instance) for name, field in fields]
+    written = await db.execute_query_dict(f'{text} ON CONFLICT DO NOTHING RETURNING "{model._meta.db_pk_column}"',
+                                          values)
+    instance._saved_in_db = bool(written)
+    return bool(written)
+
+
+async def save(instance: Model, *, at_end: bool = False) -> None:
+    """`instance.save()`, a new instance written by `insert`; `at_end`: either written with the
+    open unit of work's put-off writes (`insert`, `update`)."""
+    if not instance._saved_in_db:
+        await insert(instance, at_end=at_end)
+    elif at_end:
+        await update(instance, at_end=True)
     else:
-        await insert(instance)
+        await instance.save()
+
+
+async def update(instance: Model, *, at_end: bool = False) -> None:
+    """Write every column of a saved `instance` as `save()` does (the executor's UPDATE of all its
+    columns, taken once per model and dialect; `to_db_value` stamps `auto_now` timestamps), without
+    save()'s per-call machinery; `at_end` as for `insert`. An instance that holds an expression
+    or a database default, or was read partially, goes through `save()` (now)."""
+    model = type(instance)
+    db = model._meta.db
+    text, fields = _update_statement(model, db)
+    current = [getattr(instance, name) for name, _ in fields]
+    if instance._partial or not instance._saved_in_db or any(
+            isinstance(value, (Expression, DatabaseDefault)) for value in current):
+        await instance.save()
+        return
+    values = [field.to_db_value(value, instance) for (_, field), value in zip(fields, current)]
+    values.append(model._meta.pk.to_db_value(instance.pk, instance))
+    if not (at_end and write_at_end(text, values)):
+        await db.execute_query(text, values)
+
+
+def _update_statement(model: type[Model], db) -> tuple[str, tuple]:
+    key = (model, db.capabilities.dialect)
+    found = _UPDATES.get(key)
+    if found is None:
+        _insert_statement(model, db)  # refuses what `insert` refuses
+        meta = model._meta
+        names = [name for name in meta.fields_db_projection if not meta.fields_map[name].pk
+                 and not meta.fields_map[name].generated]
+        executor = db.executor_class(model=model, db=db)
+        found = _UPDATES[key] = (executor.get_update_sql(names, {}), tuple((n, meta.fields_map[n]) for n in names))
+    return found
+
+
+_UPDATES: dict[tuple, tuple[str, tuple]] = {}
 
 
 def _insert_statement(model: type[Model], db) -> tuple[str, tuple]:
