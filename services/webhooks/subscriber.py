@@ -32,4 +32,4 @@ async def fan_out(event: Event) -> int:
 
 
 def subscribe_webhooks(subscribe) -> None:
-    subscribe("webhooks", "*", fan_out)
+    subscribe("webhooks", "*", fan_out, rows_only=True)  # each delivery is sent by its own job
