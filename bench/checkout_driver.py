@@ -234,20 +234,22 @@ async def main(base: str, shoppers: int, seconds: float, currency: str, pids: li
                 except CLIENT_ERRORS as e:
                     errors[type(e).__name__] += 1
 
-        servers = _descendants(pids or [])
+        trees = [_descendants([pid]) for pid in pids or []]
         pg = _pg_backends(pg_database) if pg_database else set()
-        s0, p0 = _ticks(servers), _ticks(pg)
+        s0, p0 = [_ticks(tree) for tree in trees], _ticks(pg)
         began = time.perf_counter()
         await asyncio.gather(*(shopper() for _ in range(shoppers)))
         elapsed = time.perf_counter() - began
-        s1 = _ticks(_descendants(pids or []))
+        s1 = [_ticks(_descendants([pid])) for pid in pids or []]
         p1 = _ticks(_pg_backends(pg_database)) if pg_database else {}
     done = len(timings["checkout"])
     print(f"{base}: {shoppers} shoppers for {elapsed:.1f} s: {done} checkouts, {done / elapsed:.1f} checkouts/s, "
           f"{sum(errors.values())} failed {dict(errors) or ''}")
     if pids or pg_database:
         per = max(done, 1)
-        print(f"CPU-ms per checkout: server {_cpu_ms(s0, s1) / per:.1f}, postgres {_cpu_ms(p0, p1) / per:.1f}; "
+        each = [_cpu_ms(before, after) / per for before, after in zip(s0, s1)]
+        split = f" ({' + '.join(f'{ms:.1f}' for ms in each)})" if len(each) > 1 else ""
+        print(f"CPU-ms per checkout: server {sum(each):.1f}{split}, postgres {_cpu_ms(p0, p1) / per:.1f}; "
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| step | n | p50 ms | p99 ms | mean ms |")
     print("|---|---|---|---|---|")

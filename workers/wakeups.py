@@ -15,7 +15,7 @@ import time
 
 import redis
 from dramatiq.brokers.redis import RedisBroker, _RedisConsumer
-from dramatiq.common import compute_backoff, dq_name
+from dramatiq.common import compute_backoff, current_millis, dq_name
 from dramatiq.errors import ConnectionClosed
 
 __all__ = ["WakingRedisBroker"]
@@ -36,9 +36,25 @@ class WakingRedisBroker(RedisBroker):
         return _WakingConsumer
 
     def do_enqueue(self, queue_name: str, *args):
-        result = self._dispatch("enqueue")(queue_name, *args)
-        self.wake(queue_name)
-        return result
+        """Dramatiq's enqueue (its dispatch script, with the arguments its `_dispatch` gives it) and
+        the queue's wake-up in one round trip, a pipeline: every job asked for (one or two an order
+        placed) took two. A Redis that lost the script (a restart) gets it the usual way."""
+        script = self.scripts["dispatch"]
+        key = _wake_key(self.namespace, queue_name)
+        arguments = (
+            "enqueue", current_millis(), queue_name, self.broker_id, self.heartbeat_timeout, self.dead_message_ttl,
+            self._should_do_maintenance("enqueue"), self._max_unpack_size(), *args,
+        )
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.evalsha(script.sha, 1, self.namespace, *arguments)
+            pipe.lpush(key, 1).ltrim(key, 0, TOKENS_KEPT - 1)
+            enqueued = pipe.execute(raise_on_error=False)[0]
+        if isinstance(enqueued, redis.exceptions.NoScriptError):
+            enqueued = self._dispatch("enqueue")(queue_name, *args)  # loads the script
+            self.wake(queue_name)  # the first wake-up came before the message
+        elif isinstance(enqueued, Exception):
+            raise enqueued
+        return enqueued
 
     def wake(self, queue_name: str) -> None:
         """Tell the queue's idle consumers to look now."""

@@ -35,9 +35,11 @@ async def new_shipping_address(cart: Cart, country_code: str) -> None:
     await insert(cart.shipping_address)
 
 
-async def set_address(cart: Cart, slot: str, value: dict | str | None) -> None:
+async def set_address(cart: Cart, slot: str, value: dict | str | None, *, at_end: bool = False) -> None:
     """`value`: fields to merge into the slot's address (`metadata` merged too), an address id, or
-    None to clear the slot. A shipping country must be one of the region's."""
+    None to clear the slot. A shipping country must be one of the region's. `at_end`: the address
+    row is written with the unit of work's put-off writes (services/core/db.py), as the cart's
+    must be then: it refers to it."""
     relation = f"{slot}_address"  # set with its id: a cart read whole answers it without a read back
     if value is None:
         setattr(cart, relation, None)
@@ -57,7 +59,7 @@ async def set_address(cart: Cart, slot: str, value: dict | str | None) -> None:
     address.update_from_dict(changes)
     if "metadata" in value:
         address.metadata = merge_metadata(address.metadata, value["metadata"])
-    await save(address)
+    await save(address, at_end=at_end)
     setattr(cart, relation, address)
 
 

@@ -32,10 +32,10 @@ from services.carts.view import (
     CartView, check_amounts, load_cart_view, load_checked_view, new_cart_view, stored_tax_lines, view_of,
 )
 from services.customers.customers import guest_customer
-from services.core.db import atomic
+from services.core.db import atomic, write_now
 from services.core.errors import InvalidData, NotAllowed, NotFound, Unauthorized
 from services.core.ids import fits
-from services.core.sql import insert
+from services.core.sql import insert, update
 from services.regions.parts import region_parts
 from services.sales_channels.scopes import KeyScope, cart_channel, check_channel
 from services.store.defaults import get_store
@@ -189,24 +189,27 @@ async def _update_in_place(cart_id: str, changes: CartChanges, signed_in: str | 
         customer_set = cart.type != "swap" and await _set_customer(cart, changes, signed_in)
         if customer_set:
             rows.items = await reprice_read(cart, rows.items)
-        await _set_addresses(cart, changes, False)
+        # The address and the cart's row are written with the unit's end (services/core/db.py): the
+        # answer is built from this read and what was written, not read back.
+        await _set_addresses(cart, changes, False, at_end=True)
         _merge_context(cart, changes)
-        await cart.save()
+        await update(cart, at_end=True)
         if customer_set and amount_discount(rows.discounts) is not None:
             # Adjustment rows exist only for an amount discount (services/carts/discounts.py).
+            await write_now()  # rewriting them reads the cart back
             await refresh_adjustments(cart, rows.discounts)
             await resync_payment_sessions(cart)
             return await load_checked_view(cart.id)
         return check_amounts(await resync_view(await view_of(rows)))
 
 
-async def _set_addresses(cart: Cart, changes: CartChanges, region_changed: bool) -> None:
+async def _set_addresses(cart: Cart, changes: CartChanges, region_changed: bool, *, at_end: bool = False) -> None:
     if changes.billing_address is not KEEP:
-        await set_address(cart, "billing", changes.billing_address)
+        await set_address(cart, "billing", changes.billing_address, at_end=at_end)
     if changes.shipping_address is not KEEP:
-        await set_address(cart, SHIPPING, changes.shipping_address)
+        await set_address(cart, SHIPPING, changes.shipping_address, at_end=at_end)
     elif changes.country_code not in (KEEP, None) and not region_changed:
-        await set_address(cart, SHIPPING, {"country_code": changes.country_code})
+        await set_address(cart, SHIPPING, {"country_code": changes.country_code}, at_end=at_end)
 
 
 def _merge_context(cart: Cart, changes: CartChanges) -> None:

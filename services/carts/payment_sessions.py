@@ -21,7 +21,7 @@ from services.carts.locks import lock_cart_rows
 from services.carts.reads import read_cart
 from services.carts.view import CartView, load_cart_view, stored_tax_lines, view_of, with_forced_taxes
 from services.core import clock
-from services.core.db import atomic
+from services.core.db import atomic, write_now
 from services.core.errors import NotAllowed, NotFound
 from services.core.sql import save
 from services.payments import get_provider
@@ -106,6 +106,7 @@ async def resync_view(view: CartView) -> CartView:
     the view with the sessions that follow."""
     if not view.payment_sessions:
         return view
+    await write_now()  # what the change put off goes first: a sync may reach a provider
     return _with_sessions(view, await sync_payment_sessions(view.cart, view))
 
 

@@ -19,7 +19,7 @@ from services.core import clock
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed, NotFound
 from services.core.ids import fits
-from services.core.sql import insert
+from services.core.sql import db_value, insert, question_marks, write
 from services.regions.parts import region_parts
 from services.regions.taxes import system_lines
 from services.shipping.options import (
@@ -96,7 +96,7 @@ async def add_shipping_method(cart_id: str, option_id: str, data: dict) -> CartV
         method = ShippingMethod(
             cart_id=cart.id, shipping_option_id=option.id, price=price, data=data or {},
             includes_tax=option.includes_tax)
-        await insert(method)
+        await insert(method, at_end=True)  # with the lines' marks, at the unit's end (services/core/db.py)
         object.__setattr__(method, "_shipping_option", option)
         rows.shipping_methods = [m for m in rows.shipping_methods if m.id not in same_profile] + [method]
         rows.method_tax_lines = {m.id: rows.method_tax_lines.get(m.id, []) for m in rows.shipping_methods}
@@ -116,7 +116,10 @@ async def _mark_shipping(items: list[LineItem], shipped: set[str]) -> None:
     now = clock.now()
     for value, changed in flips.items():
         if changed:
-            await LineItem.filter(id__in=[i.id for i in changed]).update(has_shipping=value, updated_at=now)
+            await write(LineItem, 'UPDATE "line_item" SET "has_shipping" = ?, "updated_at" = ? '
+                        f'WHERE "id" IN ({question_marks(len(changed))})',
+                        [db_value(LineItem, "has_shipping", value), db_value(LineItem, "updated_at", now),
+                         *(i.id for i in changed)], at_end=True)
             for item in changed:
                 item.has_shipping, item.updated_at = value, now
 

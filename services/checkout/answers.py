@@ -13,6 +13,7 @@ import orjson
 
 from models import IdempotencyKey
 from services.core import idempotency
+from services.core.db import write_now
 from services.core.errors import DomainError
 from services.orders.view import OrderView
 
@@ -66,14 +67,19 @@ class Completion:
 
 @dataclass(frozen=True)
 class Answer:
-    """The answer that ends a completion: its status and how its body is built with the answers."""
+    """The answer that ends a completion: its status and how its body is built with the answers
+    (`reads`: by reading the database; one that does not is built from what the run holds)."""
     status: int
     build: Callable[[Answers], Awaitable[Any]]
+    reads: bool = True
 
 
 async def finish(key: IdempotencyKey, answer: Answer, answers: Answers) -> Completion:
     """The key finished with the answer, as JSON text would carry it, so the first answer and every
-    replay are the same."""
+    replay are the same. An answer read from the database is read after the transaction's put-off
+    writes are sent (services/core/db.py), so it shows them."""
+    if answer.reads:
+        await write_now()
     body = orjson.loads(orjson.dumps(await answer.build(answers)))
     await idempotency.finish(key, answer.status, body)
     return Completion(key.idempotency_key, answer.status, body)
@@ -82,7 +88,7 @@ async def finish(key: IdempotencyKey, answer: Answer, answers: Answers) -> Compl
 def stored_answer(status: int, body: Any) -> Answer:
     async def build(answers: Answers) -> Any:
         return body
-    return Answer(status, build)
+    return Answer(status, build, reads=False)
 
 
 def order_answer(order_id: str) -> Answer:
@@ -94,7 +100,7 @@ def order_answer(order_id: str) -> Answer:
 def placed_answer(view: OrderView) -> Answer:
     async def build(answers: Answers) -> Any:
         return {"type": "order", "data": await answers.placed_order(view)}
-    return Answer(200, build)
+    return Answer(200, build, reads=False)
 
 
 def swap_answer(swap_id: str) -> Answer:

@@ -32,6 +32,7 @@ from services.checkout.answers import (
 from services.core import clock, idempotency
 from services.core.db import atomic
 from services.core.errors import InvalidData, NotAllowed
+from services.core.sql import write
 from services.orders.display_ids import next_display_id
 from services.orders.placement import (
     GiftCardBalanceChanged, StoredTaxLines, drop_tax_lines, place_order, store_tax_lines, write_tax_lines,
@@ -143,7 +144,7 @@ async def authorize_and_place(key: IdempotencyKey, cart_id: str, seen: Seen, ans
         if view.totals.total > 0:
             status, data = await get_provider(session.provider_id).authorize(session)
             session.status, session.data = status, data
-            await session.save(update_fields=["status", "data", "updated_at"])
+            await _record_authorization(session)
             if status != "authorized":  # not what such a provider answers; as a gateway's answer is taken
                 if status in WAITING_STATUSES:
                     return Step.ends(cart_answer(cart.id, payment_status=status))
@@ -152,11 +153,25 @@ async def authorize_and_place(key: IdempotencyKey, cart_id: str, seen: Seen, ans
                 cart_id=cart.id, amount=view.totals.total, currency_code=cart.region.currency_code,
                 provider_id=session.provider_id, data=data,
             )
-        _, lines = await write_tax_lines(view, stored)
+        _, lines = await write_tax_lines(view, stored, at_end=True)
         draft = await DraftOrder.get_or_none(cart_id=cart.id) if cart.type == "draft_order" else None
         order = await place_order(view, seen.display_id, payment=payment, draft_order=draft, authorized_at=clock.now())
         answer = _placed_order_answer(order, view, payment, lines, draft)
         return Step(finished=await finish(key, answer, answers))
+
+
+# `session.save(update_fields=["status", "data", "updated_at"])`, written once and sent with the
+# placing's other writes at the transaction's end (services/core/db.py `write_at_end`).
+_AUTHORIZED = 'UPDATE "payment_session" SET "status" = ?, "data" = ?, "updated_at" = ? WHERE "id" = ?'
+
+
+async def _record_authorization(session: PaymentSession) -> None:
+    fields = PaymentSession._meta.fields_map
+    await write(PaymentSession, _AUTHORIZED, [
+        session.status, fields["data"].to_db_value(session.data, session),
+        fields["updated_at"].to_db_value(session.updated_at, session),  # stamps it, as save() does
+        session.id,
+    ], at_end=True)
 
 
 def _in_one(view: CartView) -> bool:

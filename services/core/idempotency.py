@@ -28,7 +28,7 @@ from tortoise.expressions import Q
 from models import IdempotencyKey
 from services.core import clock, purging
 from services.core.errors import Conflict, InvalidData
-from services.core.sql import insert
+from services.core.sql import db_value, insert, write
 
 log = logging.getLogger("commerce.idempotency")
 
@@ -143,11 +143,19 @@ async def advance(key: IdempotencyKey, recovery_point: str) -> None:
     key.recovery_point, key.locked_at, key.updated_at = recovery_point, now, now
 
 
+# The key finished: `IdempotencyKey.filter(id=…).update(recovery_point=FINISHED, …)`, written once.
+_FINISH = ('UPDATE "idempotency_key" SET "recovery_point" = ?, "response_code" = ?, "response_body" = ?, '
+           '"locked_at" = NULL, "updated_at" = ? WHERE "id" = ?')
+
+
 async def finish(key: IdempotencyKey, status: int, body: Any) -> None:
+    """Store the answer. Inside a transaction, sent with its other put-off writes at its end
+    (services/core/db.py `write_at_end`): the key finishes when the work it answers commits."""
     now = clock.now()
-    await IdempotencyKey.filter(id=key.id).update(
-        recovery_point=FINISHED, response_code=status, response_body=body, locked_at=None, updated_at=now
-    )
+    await write(IdempotencyKey, _FINISH, [
+        FINISHED, status, db_value(IdempotencyKey, "response_body", body), db_value(IdempotencyKey, "updated_at", now),
+        key.id,
+    ], at_end=True)
     key.recovery_point, key.response_code, key.response_body = FINISHED, status, body
 
 

@@ -31,10 +31,10 @@ from models import Job
 from services.core import clock
 from services.core.db import atomic
 from services.core.purging import delete_in_batches, read_in_batches
-from services.core.sql import insert, numbered
+from services.core.sql import db_value, insert, numbered, write
 
 __all__ = [
-    "QUEUES", "enqueue", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
+    "QUEUES", "enqueue", "enqueue_at_end", "send", "claim", "beat", "finish", "fail", "give_back", "resend_stale", "purge_finished",
     "TAKEOVER_SECONDS", "running_claim", "claim_is_current",
 ]
 
@@ -78,9 +78,19 @@ _CLAIM_PG = numbered("postgres", _CLAIM)
 
 async def enqueue(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:
     """Ask for `actor_name(*args, **kwargs)`: a row now, a message once the transaction commits."""
+    return await _ask(Job(actor_name=actor_name, queue_name=queue_name, args=list(args), kwargs=kwargs), False)
+
+
+async def enqueue_at_end(actor_name: str, *args: Any, queue_name: str = "default", **kwargs: Any) -> Job:
+    """`enqueue`, the row written with the transaction's other put-off writes before its commit
+    (services/core/db.py `write_at_end`), for a caller that does not read it back meanwhile: an
+    event's dispatch, a message's sending (a round trip saved in every order placement)."""
+    return await _ask(Job(actor_name=actor_name, queue_name=queue_name, args=list(args), kwargs=kwargs), True)
+
+
+async def _ask(job: Job, at_end: bool) -> Job:
     async with atomic() as unit:
-        job = Job(actor_name=actor_name, queue_name=queue_name, args=list(args), kwargs=kwargs)
-        await insert(job)
+        await insert(job, at_end=at_end)
         unit.after_commit(lambda: send(job, mark=False))
     return job
 
@@ -146,10 +156,17 @@ async def beat(job_id: str, attempt: int) -> bool:
     return await _held(job_id, attempt).update(heartbeat_at=clock.now()) == 1
 
 
+# The finish of a job, which every job run ends with: the statement `_held(…).update(…)` builds,
+# written once (the ORM built it afresh for each job: a tenth of the worker's CPU at checkout).
+_FINISH = ('UPDATE "job" SET "status" = \'succeeded\', "result" = ?, "finished_at" = ?, "last_error" = NULL '
+           'WHERE "id" = ? AND "status" = \'running\'')
+
+
 async def finish(job_id: str, result: Any = None, *, attempt: int | None = None) -> bool:
-    return await _held(job_id, attempt).update(
-        status="succeeded", result=result, finished_at=clock.now(), last_error=None
-    ) == 1
+    values = [db_value(Job, "result", result), db_value(Job, "finished_at", clock.now()), job_id]
+    if attempt is None:
+        return await write(Job, _FINISH, values) == 1
+    return await write(Job, _FINISH + ' AND "attempts" = ?', [*values, attempt]) == 1
 
 
 async def fail(job_id: str, error: str, *, final: bool, attempt: int | None = None) -> bool:

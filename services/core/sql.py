@@ -30,15 +30,18 @@ from typing import Any, Callable
 from pypika_tortoise import Order, Table
 from pypika_tortoise import functions as fn
 from pypika_tortoise.terms import NullValue, Term
+from tortoise.expressions import Expression
 from tortoise.fields import DatetimeField
+from tortoise.fields.base import DatabaseDefault
 from tortoise.models import Model
 from tortoise.timezone import get_default_timezone, get_use_tz
 
+from services.core.db import write_at_end
+
 __all__ = [
-    "ID_TABLE", "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types", "execute",
-    "insert", "save",
-    "ids_value", "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter",
-    "typed_null",
+    "ID_TABLE", "RowBuilder", "Source", "aliased_columns", "bulk_update", "bulk_upsert", "by_creation", "column_types",
+    "execute", "insert", "insert_unless_taken", "save", "update", "write", "db_value",
+    "ids_value", "numbered", "placeholders", "question_marks", "source", "sql_type", "timestamp_converter", "typed_null",
 ]
 
 
@@ -208,13 +211,39 @@ def numbered(dialect: str, text: str) -> str:
     return _MARK.sub(lambda _: f"${next(numbers)}", text)
 
 
+@lru_cache(maxsize=256)
+def _numbered_once(dialect: str, text: str) -> str:
+    return numbered(dialect, text)
+
+
+async def write(model: type[Model], text: str, values: Sequence, *, at_end: bool = False) -> int | None:
+    """Run a data-modifying statement `text` written once (a constant, `?` marks: `numbered`) on
+    `model`'s database (the current transaction's): how many rows it changed. For a hot path's
+    UPDATE, which the ORM's `filter().update()` builds afresh on every call; convert the values
+    as the ORM's UPDATE does with `db_value`. `at_end`: sent with the open unit of work's other
+    put-off writes before its commit (services/core/db.py `write_at_end`; now when no unit is
+    open): None then, nothing counted."""
+    db = model._meta.db
+    text = _numbered_once(db.capabilities.dialect, text)
+    if at_end and write_at_end(text, list(values)):
+        return None
+    changed, _ = await db.execute_query(text, list(values))
+    return changed
+
+
+def db_value(model: type[Model], name: str, value: Any) -> Any:
+    """`value` of `model`'s field `name` as the ORM's UPDATE sends it (the field's `to_db_value`;
+    not for an `auto_now` timestamp, which it stamps on an instance)."""
+    return model._meta.fields_map[name].to_db_value(value, None)
+
+
 def question_marks(n: int) -> str:
     """`?, ?, …` for an IN list of `n` values of a statement for `numbered` (`NULL`, matching
     nothing, for none)."""
     return ", ".join("?" * n) if n else "NULL"
 
 
-async def insert(instance: Model) -> None:
+async def insert(instance: Model, *, at_end: bool = False) -> None:
     """Write a new `instance` (in the current transaction, if any) as `save()` writes one: the
     model's INSERT as the ORM builds it (its executor's, taken once per model and dialect), each
     field's value as the ORM converts it (`to_db_value`, which also stamps the instance's
@@ -222,20 +251,77 @@ async def insert(instance: Model) -> None:
     What `save()` spends besides, per call (an executor made, the save signals gathered, the
     database defaults looked for), is for what these models do not use: signals, database
     defaults and generated keys (such a model is refused). A checkout's cart steps write their new
-    rows this way (services/carts/)."""
+    rows this way (services/carts/). `at_end`: the row is written with the open unit of work's
+    other put-off writes, before its commit (services/core/db.py `write_at_end`; now when no unit
+    is open)."""
     model = type(instance)
     db = model._meta.db
     text, fields = _insert_statement(model, db)
-    await db.execute_query(text, [field.to_db_value(getattr(instance, name), instance) for name, field in fields])
+    values = [field.to_db_value(getattr(instance, name), instance) for name, field in fields]
+    if not (at_end and write_at_end(text, values)):
+        await db.execute_query(text, values)
     instance._saved_in_db = True
 
 
-async def save(instance: Model) -> None:
-    """`instance.save()`, a new instance written by `insert`."""
-    if instance._saved_in_db:
-        await instance.save()
+async def insert_unless_taken(instance: Model) -> bool:
+    """Write a new `instance` as `insert` does, unless a row already holds one of its unique values
+    (`ON CONFLICT DO NOTHING`): whether it was written. One statement where a savepoint around an
+    INSERT, for the IntegrityError of losing a race, took three round trips; a row another
+    transaction is writing is waited for, as the INSERT waited."""
+    model = type(instance)
+    db = model._meta.db
+    text, fields = _insert_statement(model, db)
+    values = [field.to_db_value(getattr(instance, name), instance) for name, field in fields]
+    written = await db.execute_query_dict(f'{text} ON CONFLICT DO NOTHING RETURNING "{model._meta.db_pk_column}"',
+                                          values)
+    instance._saved_in_db = bool(written)
+    return bool(written)
+
+
+async def save(instance: Model, *, at_end: bool = False) -> None:
+    """`instance.save()`, a new instance written by `insert`; `at_end`: either written with the
+    open unit of work's put-off writes (`insert`, `update`)."""
+    if not instance._saved_in_db:
+        await insert(instance, at_end=at_end)
+    elif at_end:
+        await update(instance, at_end=True)
     else:
-        await insert(instance)
+        await instance.save()
+
+
+async def update(instance: Model, *, at_end: bool = False) -> None:
+    """Write every column of a saved `instance` as `save()` does (the executor's UPDATE of all its
+    columns, taken once per model and dialect; `to_db_value` stamps `auto_now` timestamps), without
+    save()'s per-call machinery; `at_end` as for `insert`. An instance that holds an expression
+    or a database default, or was read partially, goes through `save()` (now)."""
+    model = type(instance)
+    db = model._meta.db
+    text, fields = _update_statement(model, db)
+    current = [getattr(instance, name) for name, _ in fields]
+    if instance._partial or not instance._saved_in_db or any(
+            isinstance(value, (Expression, DatabaseDefault)) for value in current):
+        await instance.save()
+        return
+    values = [field.to_db_value(value, instance) for (_, field), value in zip(fields, current)]
+    values.append(model._meta.pk.to_db_value(instance.pk, instance))
+    if not (at_end and write_at_end(text, values)):
+        await db.execute_query(text, values)
+
+
+def _update_statement(model: type[Model], db) -> tuple[str, tuple]:
+    key = (model, db.capabilities.dialect)
+    found = _UPDATES.get(key)
+    if found is None:
+        _insert_statement(model, db)  # refuses what `insert` refuses
+        meta = model._meta
+        names = [name for name in meta.fields_db_projection if not meta.fields_map[name].pk
+                 and not meta.fields_map[name].generated]
+        executor = db.executor_class(model=model, db=db)
+        found = _UPDATES[key] = (executor.get_update_sql(names, {}), tuple((n, meta.fields_map[n]) for n in names))
+    return found
+
+
+_UPDATES: dict[tuple, tuple[str, tuple]] = {}
 
 
 def _insert_statement(model: type[Model], db) -> tuple[str, tuple]:

@@ -9,10 +9,10 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
-from tortoise.transactions import in_transaction
 
 from models import Address, Customer, CustomerGroup, Order
 from services.core.db import atomic
+from services.core.sql import insert_unless_taken
 from services.core.errors import Duplicate, InvalidData, NotFound, Unauthorized
 from services.core.listing import FindConfig, date_filters, find_one, find_page, find_plain_page
 from services.core.passwords import dummy_hash, hash_password_async, strengthen_hash, verify_password_async
@@ -234,11 +234,10 @@ async def guest_customer(email: str) -> Customer:
     """The guest customer (no account) with this email, created on first use (checkout, draft
     orders); a registered customer with the same email is a different customer, as in Medusa v1."""
     email = normalize_email(email)
-    found = await Customer.filter(email=email, has_account=False, deleted_at=None).first()
-    if found is not None:
-        return found
-    try:
-        async with in_transaction():  # a savepoint: losing a race for the same email undoes only this insert
-            return await Customer.create(email=email, has_account=False)
-    except IntegrityError:
-        return await Customer.get(email=email, has_account=False, deleted_at=None)
+    # Written unless the email has its guest already (the unique live (email, has_account)), which
+    # is then read: one statement for a new guest, two for a known one, and a race for the same
+    # email is lost without an error (it waits for the other insert, then reads its row).
+    customer = Customer(email=email, has_account=False)
+    if await insert_unless_taken(customer):
+        return customer
+    return await Customer.get(email=email, has_account=False, deleted_at=None)

@@ -1,6 +1,8 @@
 """Emitting an event: a row in the caller's transaction and the job that dispatches it once the
 transaction commits (the job outbox, services/core/outbox.py). A rolled-back change leaves no event; a
-committed one is dispatched even if the broker was away (the outbox's sweep sends it later)."""
+committed one is dispatched even if the broker was away (the outbox's sweep sends it later). Both
+rows are written at the transaction's end with its other put-off writes (services/core/db.py): nothing
+reads them back before the commit."""
 
 from __future__ import annotations
 
@@ -17,6 +19,6 @@ DISPATCH_ACTOR = "dispatch_event"
 async def emit(name: str, **data) -> Event:
     async with atomic():
         event = Event(name=name, data=data)
-        await insert(event)
-        await outbox.enqueue(DISPATCH_ACTOR, event.id, queue_name="events")
+        await insert(event, at_end=True)
+        await outbox.enqueue_at_end(DISPATCH_ACTOR, event.id, queue_name="events")
     return event

@@ -13,8 +13,8 @@ from tortoise.exceptions import IntegrityError
 
 from models import Event, EventReceipt
 from services.core import clock
-from services.core.db import atomic
-from services.core.sql import placeholders
+from services.core.db import atomic, write_at_end
+from services.core.sql import db_value, placeholders, write
 from services.events.reads import event_and_receipts
 from services.events.subscribers import subscribers_for
 
@@ -38,12 +38,12 @@ async def dispatch(event_id: str) -> dict:
     for n, subscriber in enumerate(due):
         try:
             async with atomic():
-                await _write_receipt(event.id, subscriber.id)
+                await _write_receipt(event.id, subscriber.id, at_end=subscriber.rows_only)
                 await subscriber.handle(event)
                 if n == len(due) - 1 and not failed:
                     # Every subscriber handled it once this commits: marked with the last one's
                     # work, not by a commit of its own (a dispatch runs for every order placed).
-                    await _mark_dispatched(event)
+                    await _mark_dispatched(event, at_end=True)
                     marked = True
             handled.append(subscriber.id)
         except IntegrityError:
@@ -60,13 +60,17 @@ async def dispatch(event_id: str) -> dict:
     return {"event": event.id, "handled": handled}
 
 
-async def _write_receipt(event_id: str, subscriber_id: str) -> None:
+async def _write_receipt(event_id: str, subscriber_id: str, *, at_end: bool = False) -> None:
     """The receipt's row, by a statement built once (no model built, no id read back: a dispatch
     writes one for each subscriber of every order placed). A second one for the same subscriber
-    raises IntegrityError (the unique pair), as the ORM's create did."""
+    raises IntegrityError (the unique pair), as the ORM's create did. `at_end`: with the
+    subscriber's own writes at the transaction's end (services/core/db.py), for a handler that only
+    writes rows (`Subscriber.rows_only`): a repeat then fails there, and its rows go with it."""
     db = EventReceipt._meta.db
     created = _created_at().to_db_value(clock.now(), EventReceipt)
-    await db.execute_query(_receipt_statement(db.capabilities.dialect), [event_id, subscriber_id, created])
+    text, values = _receipt_statement(db.capabilities.dialect), [event_id, subscriber_id, created]
+    if not (at_end and write_at_end(text, values)):
+        await db.execute_query(text, values)
 
 
 @lru_cache(maxsize=None)
@@ -79,5 +83,8 @@ def _created_at():
     return EventReceipt._meta.fields_map["created_at"]
 
 
-async def _mark_dispatched(event: Event) -> None:
-    await Event.filter(id=event.id, dispatched_at=None).update(dispatched_at=clock.now())
+async def _mark_dispatched(event: Event, *, at_end: bool = False) -> None:
+    """`Event.filter(id=…, dispatched_at=None).update(dispatched_at=now)`, by its statement written
+    once; `at_end`: with the subscriber's put-off writes (services/core/db.py)."""
+    await write(Event, 'UPDATE "event" SET "dispatched_at" = ? WHERE "id" = ? AND "dispatched_at" IS NULL',
+                [db_value(Event, "dispatched_at", clock.now()), event.id], at_end=at_end)

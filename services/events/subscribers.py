@@ -28,17 +28,21 @@ class Subscriber:
     id: str
     events: frozenset[str] | None  # None: every event
     handle: Handler
+    # Its handler only reads and writes this database in the dispatch's transaction (no call out):
+    # its receipt may then be written at the transaction's end with its rows (services/events/dispatch.py).
+    rows_only: bool = False
 
 
 _registry: dict[str, Subscriber] = {}
 _loaded = False
 
 
-def subscribe(subscriber_id: str, events: list[str] | str, handle: Handler) -> None:
+def subscribe(subscriber_id: str, events: list[str] | str, handle: Handler, *, rows_only: bool = False) -> None:
     """Register `handle` for `events` (a list of names, or "*"); the id must stay the same across
-    deploys: receipts name it."""
+    deploys: receipts name it. `rows_only`: the handler does nothing but read and write this
+    database (see `Subscriber`)."""
     names = None if events == "*" else frozenset([events] if isinstance(events, str) else events)
-    _registry[subscriber_id] = Subscriber(subscriber_id, names, handle)
+    _registry[subscriber_id] = Subscriber(subscriber_id, names, handle, rows_only)
 
 
 def unsubscribe(subscriber_id: str) -> None:

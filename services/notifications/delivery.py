@@ -13,6 +13,7 @@ from services.core import outbox
 from models import Customer, Invite, Notification, OneTimeToken, OrderEdit, Store, User
 from services.core import clock, one_time_tokens
 from services.core.db import atomic
+from services.core.sql import db_value, insert, write
 from services.notifications.messages import (
     INVITE_CREATED, MASK, ORDER_CLAIM, ORDER_EDIT_REQUESTED, PASSWORD_RESET, USER_PASSWORD_RESET, compose,
     resource_type, token_request,
@@ -33,11 +34,12 @@ async def queue_message(
 ) -> Notification:
     """Ask for a message; it leaves once the caller's transaction commits."""
     async with atomic():
-        note = await Notification.create(
+        note = Notification(
             event_name=event_name, resource_type=resource_type(event_name), resource_id=resource_id,
             customer_id=customer_id, to=to, data=data, status="pending",
         )
-        await outbox.enqueue(SEND_ACTOR, note.id)
+        await insert(note, at_end=True)  # with its job, at the transaction's end (services/core/db.py)
+        await outbox.enqueue_at_end(SEND_ACTOR, note.id)
     return note
 
 
@@ -97,6 +99,12 @@ async def _message(note: Notification, sending: Sending, data: dict, secrets: tu
                            secrets, message_id=note.id, html=composed.html)
 
 
+# A message sent: `Notification.filter(id=…).update(status="sent", …)`, written once (every order placed
+# sends one).
+_SENT = ('UPDATE "notification" SET "status" = \'sent\', "attempts" = ?, "sent_at" = ?, "subject" = ?, "body" = ?, '
+         '"provider_id" = ?, "last_error" = NULL WHERE "id" = ?')
+
+
 async def deliver(notification_id: str, *, max_attempts: int) -> dict:
     """Send the notification once; safe to run again (a sent one is skipped). A message that
     cannot be rendered (a shop's template fails) fails like a send: the row keeps the error."""
@@ -128,8 +136,8 @@ async def deliver(notification_id: str, *, max_attempts: int) -> dict:
         )
         raise
     kept = message.masked()
-    await Notification.filter(id=note.id).update(
-        status="sent", attempts=attempts, sent_at=datetime.now(timezone.utc), subject=kept.subject[:500],
-        body=kept.body, provider_id=chosen.id, last_error=None,
-    )
+    await write(Notification, _SENT, [
+        attempts, db_value(Notification, "sent_at", datetime.now(timezone.utc)), kept.subject[:500], kept.body,
+        chosen.id, note.id,
+    ])
     return {"sent": notification_id, "provider_id": chosen.id}

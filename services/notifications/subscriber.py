@@ -57,4 +57,4 @@ async def _asked(event: Event) -> None:
 
 
 def subscribe_notifications(subscribe) -> None:
-    subscribe("notifications", sorted(ORDER_KINDS | ASKED), notify)
+    subscribe("notifications", sorted(ORDER_KINDS | ASKED), notify, rows_only=True)  # the message leaves by its job

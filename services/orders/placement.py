@@ -23,10 +23,10 @@ from models import (
 from services.carts.totals import round_half_up
 from services.carts.view import CartView
 from services.core import clock
-from services.core.db import atomic
+from services.core.db import atomic, write_now
 from services.discounts.engine import redeem
 from services.core.errors import InvalidData, NotAllowed
-from services.core.sql import insert, placeholders, save
+from services.core.sql import db_value, insert, placeholders, write
 from services.gift_cards.gift_cards import create_gift_card
 from services.inventory.order_stock import reserve_lines
 from services.events.bus import emit
@@ -72,10 +72,13 @@ async def store_tax_lines(view: CartView, stored: StoredTaxLines | None = None) 
     return (await write_tax_lines(view, stored))[0]
 
 
-async def write_tax_lines(view: CartView, stored: StoredTaxLines | None = None) -> tuple[bool, StoredTaxLines]:
+async def write_tax_lines(
+    view: CartView, stored: StoredTaxLines | None = None, *, at_end: bool = False,
+) -> tuple[bool, StoredTaxLines]:
     """`store_tax_lines`, answering also the lines the cart now holds (by line id, by method id):
     `stored` when kept, else the rows just written (an answer built from them shows what a read
-    would)."""
+    would). `at_end`: the new rows are written with the transaction's other put-off writes
+    (services/core/db.py; the caller reads none of them back before its commit)."""
     if stored is not None and _same_lines(view.item_tax_lines, stored[0]) and _same_lines(
             view.method_tax_lines, stored[1]):
         return True, stored
@@ -88,10 +91,14 @@ async def write_tax_lines(view: CartView, stored: StoredTaxLines | None = None) 
         ShippingMethodTaxLine(shipping_method_id=method_id, rate=line.rate, name=line.name, code=line.code)
         for method_id, lines in view.method_tax_lines.items() for line in lines
     ]
-    if item_lines:
-        await LineItemTaxLine.bulk_create(item_lines)
-    if method_lines:
-        await ShippingMethodTaxLine.bulk_create(method_lines)
+    if at_end:
+        for row in (*item_lines, *method_lines):
+            await insert(row, at_end=True)
+    else:
+        if item_lines:
+            await LineItemTaxLine.bulk_create(item_lines)
+        if method_lines:
+            await ShippingMethodTaxLine.bulk_create(method_lines)
     now: StoredTaxLines = ({}, {})
     for row in item_lines:
         now[0].setdefault(row.item_id, []).append(row)
@@ -217,12 +224,17 @@ async def place_order(
         no_notification=draft_order.no_notification_order if draft_order else None,
         idempotency_key=cart.idempotency_key,
     )
-    await insert(order)
+    # The order, its payment's link, the hand-over and the event are written at the transaction's
+    # end, together (services/core/db.py `write_at_end`): nothing below reads them back, and the rows
+    # that refer to the order by a statement of their own (offers, gift cards, a draft) go after them.
+    await insert(order, at_end=True)
     if payment is not None and authorized_at is not None:
         payment.order_id = order.id
-        await save(payment)
+        await insert(payment, at_end=True)
     elif payment is not None:
-        await Payment.filter(id=payment.id).update(order_id=order.id)
+        await write(Payment, 'UPDATE "payment" SET "order_id" = ? WHERE "id" = ?', [order.id, payment.id], at_end=True)
+    if view.discounts or view.gift_cards or draft_order is not None or any(i.is_giftcard for i in view.items):
+        await write_now()
     if view.discounts:
         await order.discounts.add(*view.discounts)
         await redeem(sorted(d.id for d in view.discounts))
@@ -244,29 +256,21 @@ async def place_order(
 
 async def _hand_over(cart_id: str, order_id: str, completed: dict) -> None:
     """The cart's lines and shipping methods become the order's, and the cart takes `completed`
-    (its completion, and the payment's marks when authorized with it). On PostgreSQL in one
-    statement (the two hand-overs as data-modifying WITH queries of the cart's UPDATE), built once
-    per shape: a round trip for each of the three was a tenth of a completion's; SQLite, which has
-    no such WITH, runs the three."""
-    db = Cart._meta.db
-    if db.capabilities.dialect != "postgres":
-        await LineItem.filter(cart_id=cart_id).update(order_id=order_id)
-        await ShippingMethod.filter(cart_id=cart_id).update(order_id=order_id)
-        await Cart.filter(id=cart_id).update(**completed)
-        return
-    fields = Cart._meta.fields_map
-    values = [fields[name].to_db_value(value, Cart) for name, value in completed.items()]
-    await db.execute_query(_hand_over_statement(tuple(completed)), [order_id, cart_id, *values])
+    (its completion, and the payment's marks when authorized with it): three UPDATEs written once
+    (the cart's per shape of `completed`), sent with the transaction's other put-off writes (on
+    PostgreSQL one statement: a round trip for each was a tenth of a completion's)."""
+    await write(LineItem, 'UPDATE "line_item" SET "order_id" = ? WHERE "cart_id" = ?', [order_id, cart_id],
+                at_end=True)
+    await write(ShippingMethod, 'UPDATE "shipping_method" SET "order_id" = ? WHERE "cart_id" = ?',
+                [order_id, cart_id], at_end=True)
+    await write(Cart, _completion_statement(tuple(completed)),
+                [*(db_value(Cart, name, value) for name, value in completed.items()), cart_id], at_end=True)
 
 
 @lru_cache(maxsize=None)
-def _hand_over_statement(columns: tuple[str, ...]) -> str:
-    sets = ", ".join(f'"{column}" = ${n}' for n, column in enumerate(columns, start=3))
-    return (
-        'WITH "lines" AS (UPDATE "line_item" SET "order_id" = $1 WHERE "cart_id" = $2), '
-        '"methods" AS (UPDATE "shipping_method" SET "order_id" = $1 WHERE "cart_id" = $2) '
-        f'UPDATE "cart" SET {sets} WHERE "id" = $2'
-    )
+def _completion_statement(columns: tuple[str, ...]) -> str:
+    sets = ", ".join(f'"{column}" = ?' for column in columns)
+    return f'UPDATE "cart" SET {sets} WHERE "id" = ?'
 
 
 async def _spend_gift_cards(view: CartView, order: Order) -> None:

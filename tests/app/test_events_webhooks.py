@@ -15,7 +15,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from standardwebhooks.webhooks import Webhook
 
-from models import Event, EventReceipt, Notification, WebhookDelivery, WebhookEndpoint
+from models import Event, EventReceipt, Notification, ProductTag, WebhookDelivery, WebhookEndpoint
 from services.core import clock
 from services.events import subscribers
 from services.events.bus import emit
@@ -354,3 +354,39 @@ async def test_a_subscriber_another_dispatch_handled_meanwhile_is_skipped_not_fa
     assert ran == ["first"] and "test-second" not in outcome["handled"]
     assert await EventReceipt.filter(event_id=event.id, subscriber_id="test-second").count() == 1
     assert (await Event.get(id=event.id)).dispatched_at is not None
+
+
+async def test_a_rows_only_subscriber_writes_its_receipt_with_its_rows_and_a_repeat_writes_none():
+    # Given a subscriber that only writes rows, its receipt put off to its transaction's end
+    async def tag(event):
+        await ProductTag.create(value=f"tag-{event.data['id']}")
+
+    subscribers.subscribe("test-rows", ["product.created"], tag, rows_only=True)
+    try:
+        event = await emit("product.created", id="prod_5")
+        # When it is dispatched, and again (a duplicate message)
+        first = await dispatch(event.id)
+        again = await dispatch(event.id)
+    finally:
+        subscribers.unsubscribe("test-rows")
+    # I expect its row and its receipt once, and the duplicate running nothing
+    assert "test-rows" in first["handled"] and "test-rows" not in again["handled"]
+    assert await ProductTag.filter(value="tag-prod_5").count() == 1
+    assert await EventReceipt.filter(event_id=event.id, subscriber_id="test-rows").count() == 1
+
+
+async def test_a_rows_only_subscriber_handled_meanwhile_leaves_none_of_its_rows():
+    # Given a rows-only subscriber whose receipt appears while it runs (another run handled it)
+    async def tag(event):
+        await ProductTag.create(value="twice")
+        await EventReceipt.create(event_id=event.id, subscriber_id="test-rows-race")
+
+    subscribers.subscribe("test-rows-race", ["product.created"], tag, rows_only=True)
+    try:
+        event = await emit("product.created", id="prod_6")
+        outcome = await dispatch(event.id)
+    finally:
+        subscribers.unsubscribe("test-rows-race")
+    # I expect its receipt to fail at the end and take its rows with it: skipped, not failed
+    assert "test-rows-race" not in outcome["handled"]
+    assert await ProductTag.filter(value="twice").count() == 0

@@ -93,3 +93,35 @@ def test_a_delayed_job_runs_when_due_though_idle_consumers_wait_long():
         assert 0.5 <= ran[0] - sent < LONG_WAIT_MS / 1000 / 2
     finally:
         worker.stop()
+
+
+def test_an_enqueue_is_one_round_trip_and_survives_a_redis_that_lost_its_scripts():
+    # Given a broker whose script Redis does not know (as after a restart, here by a name Redis
+    # never saw, so no other client's scripts are touched)
+    broker = _broker("scripts")
+    broker.scripts["dispatch"].sha = "0" * 40
+    sent: list = []
+    execute = redis.client.Pipeline.execute
+
+    def counted(pipe, *args, **kwargs):
+        sent.append(len(pipe.command_stack))
+        return execute(pipe, *args, **kwargs)
+
+    redis.client.Pipeline.execute = counted
+    try:
+        # When two jobs are enqueued
+        for n in range(2):
+            broker.enqueue(Message(queue_name="q", actor_name="noop", args=(n,), kwargs={}, options={}))
+    finally:
+        redis.client.Pipeline.execute = execute
+    # I expect both queued, the second sent with its wake-up in one pipeline
+    consumer = broker.consume("q", prefetch=2, timeout=100)
+    got = []
+    deadline = time.monotonic() + PATIENCE
+    while len(got) < 2 and time.monotonic() < deadline:
+        message = next(consumer)
+        if message is not None:
+            got.append(message.args[0])
+            consumer.ack(message)
+    consumer.close()
+    assert sorted(got) == [0, 1] and sent[-1] == 3, sent

@@ -13,8 +13,9 @@ from tortoise.transactions import in_transaction
 from models import Address, LineItem, ProductTag
 from services.core.sql import (
     RowBuilder, aliased_columns, bulk_update, bulk_upsert, execute, insert, numbered, placeholders, question_marks,
-    save,
+    save, update,
 )
+from services.core.db import atomic
 
 _COLUMNS = ["id", "value", "metadata", "created_at", "updated_at"]
 _AT = datetime(2024, 5, 1, 12, 30, 15, 123456, tzinfo=timezone.utc)
@@ -104,6 +105,32 @@ async def test_saving_inserts_a_new_instance_and_updates_a_read_one():
     await save(address)
     # I expect one row, as changed
     assert [(a.id, a.city) for a in await Address.all()] == [(address.id, "Salem")]
+
+
+async def test_an_instance_updated_is_the_row_and_the_instance_save_makes():
+    # Given two lines alike but for their ids, read back, changed alike, one saved by the ORM and
+    # one written by update() (and a new address saved by save() put off to a unit's end)
+    values = dict(title="Shirt", description="M", should_merge=True, allow_discounts=True, unit_price=1999,
+                  quantity=2, includes_tax=False, metadata={"gift": True})
+    saved, updated = LineItem(**values), LineItem(**values)
+    await insert(saved)
+    await insert(updated)
+    saved, updated = await LineItem.get(id=saved.id), await LineItem.get(id=updated.id)
+    for line in (saved, updated):
+        line.title, line.quantity, line.has_shipping, line.metadata = "Coat", 3, True, {"gift": False}
+    await saved.save()
+    await update(updated)
+    async with atomic():
+        address = Address(country_code="us", city="Boston")
+        await save(address, at_end=True)
+    # I expect the instances in the same state (updated_at stamped) and the rows read alike
+    assert vars(updated)["updated_at"] > vars(updated)["created_at"]
+    rows = {i.id: i for i in await LineItem.filter(id__in=[saved.id, updated.id])}
+    for field in LineItem._meta.db_fields - {"id", "created_at", "updated_at"}:
+        assert getattr(rows[saved.id], field) == getattr(rows[updated.id], field), field
+    assert (rows[updated.id].title, rows[updated.id].quantity, rows[updated.id].metadata) == ("Coat", 3, {"gift": False})
+    assert rows[updated.id].updated_at == updated.updated_at
+    assert [(a.id, a.city) for a in await Address.all()] == [(address.id, "Boston")]
 
 
 @pytest.mark.parametrize("copy_from", [10**9, 0], ids=["arrays", "copy"])
