@@ -19,11 +19,11 @@ the header's needs equal the ORM's counts."""
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 
 from models import Product, ProductCollection, ProductType, ShippingProfile
 from services.batch_jobs.product_import.columns import STATIC_COLUMNS
+from services.core.sql import ID_TABLE, ids_value
 
 __all__ = ["PRODUCT_COLUMNS", "VARIANT_COLUMNS", "ProductRows", "VariantRows", "read_page", "read_shape"]
 
@@ -57,9 +57,6 @@ class ProductRows:
     variants: list[VariantRows] = field(default_factory=list)
 
 
-# The page's ids as a table "k"("id"), joined rather than `= ANY(...)`, which PostgreSQL may answer
-# for a long list by scanning a whole table.
-_KEYS = {"postgres": 'unnest($1::text[]) AS "k"("id")', "sqlite": '(SELECT "value" AS "id" FROM json_each(?1)) AS "k"'}
 _LIVE_VARIANTS = 'JOIN "product_variant" "v" ON "v"."product_id" = "k"."id" AND "v"."deleted_at" IS NULL'
 _VARIANT_SELECT = ", ".join(f'"v"."{c}"' for c in VARIANT_COLUMNS)
 _READS = {
@@ -109,7 +106,7 @@ _SIDE_BY_SIDE = 2  # statements a page reads at once
 
 def _statements(dialect: str) -> dict[str, str]:
     if dialect not in _STATEMENTS:
-        _STATEMENTS[dialect] = {name: text.format(keys=_KEYS[dialect])
+        _STATEMENTS[dialect] = {name: text.format(keys=ID_TABLE[dialect])
                                 for name, text in (*_READS.items(), *_SHAPE_READS.items())}
     return _STATEMENTS[dialect]
 
@@ -121,7 +118,7 @@ async def read_shape(ids: list[str]) -> tuple[tuple[int, int, int], set[tuple[st
         return (0, 0, 0), set()
     db = Product._meta.db
     dialect = db.capabilities.dialect
-    statements, value = _statements(dialect), [ids if dialect == "postgres" else json.dumps(ids)]
+    statements, value = _statements(dialect), [ids_value(dialect, ids)]
     (_, most), (_, prices) = await asyncio.gather(
         db.execute_query(statements["most"], value), db.execute_query(statements["price_kinds"], value))
     return tuple(n or 0 for n in most[0]), {(currency, region_id) for currency, region_id in prices}
@@ -135,7 +132,7 @@ async def read_page(products: list[dict]) -> list[ProductRows]:
     out = {p["id"]: ProductRows(p) for p in products}
     db = Product._meta.db
     dialect = db.capabilities.dialect
-    value = [ids if dialect == "postgres" else json.dumps(ids)]
+    value = [ids_value(dialect, ids)]
     statements = _statements(dialect)
     # Two at a time on PostgreSQL, as the order export reads: a worker's small pool keeps
     # connections for its other jobs (and their heartbeats). SQLite's one connection takes them in turn.

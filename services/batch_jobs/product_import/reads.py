@@ -10,27 +10,24 @@ on both backends."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from tortoise.fields import DatetimeField
 from tortoise.models import Model
 
-from services.core.sql import timestamp_converter
+from services.core.sql import ID_TABLE, ids_value, timestamp_converter
 
 __all__ = ["where_in", "table_rows_in"]
 
-_KEYS = {"postgres": ('unnest($1::text[]) AS "k"("v")', '"k"."v"'), "sqlite": ('json_each(?1) AS "k"', '"k"."value"')}
 
 
 @lru_cache(maxsize=None)
 def _statement(
     dialect: str, table: str, columns: tuple[str, ...], column: str, live: bool, order: tuple[str, ...],
 ) -> str:
-    keys, key = _KEYS[dialect]
     text = "SELECT " + ", ".join(f'"t"."{c}"' for c in columns)
-    text += f' FROM "{table}" "t" JOIN {keys} ON "t"."{column}" = {key}'
+    text += f' FROM "{table}" "t" JOIN {ID_TABLE[dialect]} ON "t"."{column}" = "k"."id"'
     if live:
         text += ' WHERE "t"."deleted_at" IS NULL'
     if order:
@@ -71,7 +68,7 @@ async def table_rows_in(
         return []
     dialect = db.capabilities.dialect
     text = _statement(dialect, table, tuple(columns), column, live, tuple(order))
-    _, rows = await db.execute_query(text, [list(values) if dialect == "postgres" else json.dumps(list(values))])
+    _, rows = await db.execute_query(text, [ids_value(dialect, values)])
     return rows
 
 
