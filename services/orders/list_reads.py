@@ -18,8 +18,8 @@ import asyncio
 from dataclasses import dataclass, field
 
 from models import Order
-from services.core.sql import ID_TABLE, RowBuilder, aliased_columns, ids_value
-from services.orders.order_reads import ORDER_JOINS
+from services.core.sql import ID_TABLE, ids_value
+from services.orders.order_reads import ORDER_JOINS, joined_order_sql, order_builders
 from services.orders.totals import OrderTotals
 from services.orders.totals_reads import page_totals, read_totals_rows
 from services.orders.view import AfterSale
@@ -47,33 +47,18 @@ class ListedOrder:
 
 
 _STATEMENTS: dict[tuple[str, tuple[str, ...]], str] = {}
-_BUILDERS: dict[str, tuple[RowBuilder, dict[str, RowBuilder]]] = {}
 
 
 def _statement(dialect: str, joined: tuple[str, ...]) -> str:
     sql = _STATEMENTS.get((dialect, joined))
     if sql is None:
-        joins = [(attr, model, alias) for attr, model, alias in ORDER_JOINS if attr in joined]
-        columns = [aliased_columns(Order, "o"), *(aliased_columns(model, alias) for _, model, alias in joins)]
+        columns, tables = joined_order_sql(tuple(j for j in ORDER_JOINS if j[0] in joined))
         if "region" not in joined:  # its two columns the totals read
-            columns.append('"r"."gift_cards_taxable" AS "r.gift_cards_taxable", "r"."tax_rate" AS "r.tax_rate"')
-        tables = " ".join(f'LEFT JOIN "{model._meta.db_table}" "{alias}" ON "{alias}"."id" = "o"."{attr}_id"'
-                          for attr, model, alias in joins)
-        region = "" if "region" in joined else 'LEFT JOIN "region" "r" ON "r"."id" = "o"."region_id"'
+            columns += ', "r"."gift_cards_taxable" AS "r.gift_cards_taxable", "r"."tax_rate" AS "r.tax_rate"'
+            tables += ' LEFT JOIN "region" "r" ON "r"."id" = "o"."region_id"'
         sql = _STATEMENTS[(dialect, joined)] = (
-            f'SELECT {", ".join(columns)} FROM {ID_TABLE[dialect]} JOIN "orders" "o" ON "o"."id" = "k"."id" '
-            f'{tables} {region}')
+            f'SELECT {columns} FROM {ID_TABLE[dialect]} JOIN "orders" "o" ON "o"."id" = "k"."id" {tables}')
     return sql
-
-
-def _builders(dialect: str) -> tuple[RowBuilder, dict[str, RowBuilder]]:
-    builders = _BUILDERS.get(dialect)
-    if builders is None:  # once the ORM knows its database: how a column converts depends on the driver
-        builders = _BUILDERS[dialect] = (
-            RowBuilder(Order, lambda c: f"o.{c}"),
-            {attr: RowBuilder(model, lambda c, a=alias: f"{a}.{c}") for attr, model, alias in ORDER_JOINS},
-        )
-    return builders
 
 
 async def read_listed(ids: list[str], relations: tuple[str, ...]) -> list[ListedOrder]:
@@ -86,7 +71,7 @@ async def read_listed(ids: list[str], relations: tuple[str, ...]) -> list[Listed
     joined = tuple(attr for attr, _, _ in ORDER_JOINS if attr in relations)
     (_, rows), below = await asyncio.gather(
         db.execute_query(_statement(dialect, joined), [ids_value(dialect, ids)]), read_totals_rows(ids))
-    order_builder, relation_builders = _builders(dialect)
+    order_builder, relation_builders = order_builders(dialect)
     shown = [(attr, relation_builders[attr]) for attr in joined]
     orders = {}
     for row in rows:

@@ -20,13 +20,34 @@ from models import (
 from services.core.sql import RowBuilder, aliased_columns, placeholders
 from services.core.union_rows import Kind, UnionRows, live
 
-__all__ = ["ORDER_JOINS", "OrderRows", "load_order_rows", "read_orders"]
+__all__ = ["ORDER_JOINS", "OrderRows", "joined_order_sql", "load_order_rows", "order_builders", "read_orders"]
 
 # The order's one-row relations, joined to it: (attribute, model, alias).
 ORDER_JOINS = (("region", Region, "r"), ("customer", Customer, "cu"), ("shipping_address", Address, "sa"),
                ("billing_address", Address, "ba"), ("sales_channel", SalesChannel, "sc"))
 _ORDER_STATEMENTS: dict[tuple[str, int], str] = {}
-_ORDER_BUILDERS: dict[str, tuple[RowBuilder, tuple[RowBuilder, ...]]] = {}
+_ORDER_BUILDERS: dict[str, tuple[RowBuilder, dict[str, RowBuilder]]] = {}
+
+
+def joined_order_sql(joins: tuple[tuple, ...]) -> tuple[str, str]:
+    """The select list and the LEFT JOINs of an order ("o") read with the one-row relations
+    `joins` (of `ORDER_JOINS`), each under its alias, as `order_builders` builds them."""
+    columns = ", ".join([aliased_columns(Order, "o"), *(aliased_columns(model, alias) for _, model, alias in joins)])
+    tables = " ".join(f'LEFT JOIN "{model._meta.db_table}" "{alias}" ON "{alias}"."id" = "o"."{attr}_id"'
+                      for attr, model, alias in joins)
+    return columns, tables
+
+
+def order_builders(dialect: str) -> tuple[RowBuilder, dict[str, RowBuilder]]:
+    """The builders of an order and of each of its one-row relations (by attribute) from a row
+    read as `joined_order_sql` selects it; the relation is set on the order as a joined read sets it."""
+    builders = _ORDER_BUILDERS.get(dialect)
+    if builders is None:  # once the ORM knows its database: how a column converts depends on the driver
+        builders = _ORDER_BUILDERS[dialect] = (
+            RowBuilder(Order, lambda c: f"o.{c}"),
+            {attr: RowBuilder(model, lambda c, a=alias: f"{a}.{c}") for attr, model, alias in ORDER_JOINS},
+        )
+    return builders
 
 
 async def read_orders(ids: list[str]) -> list[Order]:
@@ -38,25 +59,17 @@ async def read_orders(ids: list[str]) -> list[Order]:
     dialect = db.capabilities.dialect
     sql = _ORDER_STATEMENTS.get((dialect, len(ids)))
     if sql is None:
-        joins = " ".join(f'LEFT JOIN "{model._meta.db_table}" "{alias}" ON "{alias}"."id" = "o"."{attr}_id"'
-                         for attr, model, alias in ORDER_JOINS)
-        columns = ", ".join([aliased_columns(Order, "o"),
-                             *(aliased_columns(model, alias) for _, model, alias in ORDER_JOINS)])
+        columns, joins = joined_order_sql(ORDER_JOINS)
         sql = _ORDER_STATEMENTS[(dialect, len(ids))] = (
             f'SELECT {columns} FROM "orders" "o" {joins} '
             f'WHERE "o"."id" IN ({", ".join(placeholders(dialect, 1, len(ids)))})'
         )
-    builders = _ORDER_BUILDERS.get(dialect)
-    if builders is None:  # once the ORM knows its database: how a column converts depends on the driver
-        builders = _ORDER_BUILDERS[dialect] = (
-            RowBuilder(Order, lambda c: f"o.{c}"),
-            tuple(RowBuilder(model, lambda c, a=alias: f"{a}.{c}") for _, model, alias in ORDER_JOINS),
-        )
+    order_builder, relation_builders = order_builders(dialect)
     _, rows = await db.execute_query(sql, list(ids))
     found = {}
     for row in rows:
-        order = builders[0].build(row)
-        for (attr, _, _), builder in zip(ORDER_JOINS, builders[1]):
+        order = order_builder.build(row)
+        for attr, builder in relation_builders.items():
             object.__setattr__(order, f"_{attr}", builder.build(row))
         found[order.id] = order
     return [found[i] for i in ids if i in found]
