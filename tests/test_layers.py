@@ -269,7 +269,8 @@ def test_every_process_starts_through_the_one_configure(entry_point):
 # `RowBuilder`, `Source`, `source`) is a reads module (`reads.py`, `*_reads.py`, each read held
 # equal to the ORM's on both backends), or one of these, each for the reason given.
 TOOLKIT = {
-    "services/core/sql.py",  # the toolkit itself: marks, `execute`, instances, bulk writes
+    "services/core/sql.py",  # the toolkit itself: marks, `execute`, instances, single-row writes
+    "services/core/bulk_writes.py",  # the toolkit's bulk writes of many rows
     "services/core/union_rows.py",  # the toolkit's one-statement read of the rows below a page, for reads modules
     "services/core/listing.py",  # the admin lists' page and count, the statement built from each list's queryset
     "services/core/search_pages.py",  # a search's page and count over several places, built from each place's queryset

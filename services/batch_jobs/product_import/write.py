@@ -15,7 +15,8 @@ from tortoise.backends.base.client import BaseDBAsyncClient
 
 from services.batch_jobs.product_import.plan import PRODUCT_FIELDS, VARIANT_FIELDS, Plan
 from services.batch_jobs.product_import.reads import table_rows_in
-from services.core.sql import bulk_update, bulk_upsert, numbered, question_marks
+from services.core.bulk_writes import bulk_update, bulk_upsert
+from services.core.sql import numbered, question_marks
 from services.inventory.switch_on import variants_changed
 
 __all__ = ["StampedRows", "write_plan", "refresh_statistics"]

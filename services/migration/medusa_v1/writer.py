@@ -1,7 +1,7 @@
 """Writes batches of mapped rows into our database, whichever backend it is, as upserts keyed by
 Medusa's ids: a run repeated over the same rows leaves the same rows.
 
-INSERT … ON CONFLICT through Tortoise's own connection (services.core.sql's `bulk_upsert`: both
+INSERT … ON CONFLICT through Tortoise's own connection (services.core.bulk_writes' `bulk_upsert`: both
 PostgreSQL and SQLite speak it), because Tortoise's bulk_create would stamp `updated_at` with the
 time of the move, and the shop's own dates are history a merchant reads. A batch is a few
 statements whatever its size: a statement per row cost the server most of a move's time.
@@ -17,7 +17,8 @@ from datetime import datetime, timezone
 from tortoise import Tortoise, fields
 from tortoise.backends.base.client import BaseDBAsyncClient
 
-from services.core.sql import bulk_update, bulk_upsert, numbered
+from services.core.bulk_writes import bulk_update, bulk_upsert
+from services.core.sql import numbered
 
 __all__ = ["Target", "TargetColumns", "quick_commits"]
 

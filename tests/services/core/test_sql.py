@@ -11,9 +11,9 @@ from tortoise import Tortoise
 from tortoise.transactions import in_transaction
 
 from models import Address, LineItem, ProductTag
+from services.core.bulk_writes import bulk_update, bulk_upsert
 from services.core.sql import (
-    RowBuilder, aliased_columns, bulk_update, bulk_upsert, execute, insert, numbered, placeholders, question_marks,
-    save, update,
+    RowBuilder, aliased_columns, execute, insert, numbered, placeholders, question_marks, save, update,
 )
 from services.core.db import atomic
 
