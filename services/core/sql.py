@@ -254,10 +254,7 @@ async def insert(instance: Model, *, at_end: bool = False) -> None:
     rows this way (services/carts/). `at_end`: the row is written with the open unit of work's
     other put-off writes, before its commit (services/core/db.py `write_at_end`; now when no unit
     is open)."""
-    model = type(instance)
-    db = model._meta.db
-    text, fields = _insert_statement(model, db)
-    values = [field.to_db_value(getattr(instance, name), instance) for name, field in fields]
+    db, text, values = _insert_row(instance)
     if not (at_end and write_at_end(text, values)):
         await db.execute_query(text, values)
     instance._saved_in_db = True
@@ -268,14 +265,18 @@ async def insert_unless_taken(instance: Model) -> bool:
     (`ON CONFLICT DO NOTHING`): whether it was written. One statement where a savepoint around an
     INSERT, for the IntegrityError of losing a race, took three round trips; a row another
     transaction is writing is waited for, as the INSERT waited."""
-    model = type(instance)
-    db = model._meta.db
-    text, fields = _insert_statement(model, db)
-    values = [field.to_db_value(getattr(instance, name), instance) for name, field in fields]
-    written = await db.execute_query_dict(f'{text} ON CONFLICT DO NOTHING RETURNING "{model._meta.db_pk_column}"',
-                                          values)
+    db, text, values = _insert_row(instance)
+    written = await db.execute_query_dict(
+        f'{text} ON CONFLICT DO NOTHING RETURNING "{type(instance)._meta.db_pk_column}"', values)
     instance._saved_in_db = bool(written)
     return bool(written)
+
+
+def _insert_row(instance: Model) -> tuple[Any, str, list]:
+    """The database, the INSERT and its values of a new `instance`, each value as the ORM converts it."""
+    db = type(instance)._meta.db
+    text, fields = _insert_statement(type(instance), db)
+    return db, text, [field.to_db_value(getattr(instance, name), instance) for name, field in fields]
 
 
 async def save(instance: Model, *, at_end: bool = False) -> None:
